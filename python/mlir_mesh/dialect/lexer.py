@@ -1,0 +1,217 @@
+"""A cursor over MLIR text: the tokens the mesh assembly formats need.
+
+Types and attribute dictionaries are not interpreted, only delimited
+(balanced brackets, string literals, ``->`` arrows): MLIR's own parser reads
+them after the custom syntax has been turned into the generic form.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+class ParseError(Exception):
+    """A syntax error at an offset of the text being parsed."""
+
+    def __init__(self, pos: int, message: str):
+        super().__init__(message)
+        self.pos = pos
+        self.message = message
+
+
+_SKIP = re.compile(r"(?:\s+|//[^\n]*)+")
+_SSA = re.compile(r"%(?:\d+|[A-Za-z_$.\-][\w$.\-]*)(?:#\d+)?")
+_SYMBOL = re.compile(r'@(?:([A-Za-z_$.\-][\w$.\-]*)|"((?:[^"\\\n]|\\.)*)")')
+_INT = re.compile(r"-?(?:0x[0-9a-fA-F]+|\d+)")
+_IDENT = re.compile(r"[A-Za-z_][\w$.]*")
+_TYPE_HEAD = re.compile(r"!?[A-Za-z_][\w$.]*")
+_DIM_LIST = re.compile(r"(?:\d+|\?)(?:x(?:\d+|\?))*")
+_WORD_CHAR = re.compile(r"[\w$.]")
+_OPEN = {"<": ">", "(": ")", "[": "]", "{": "}"}
+
+
+class Cursor:
+    """A position in a text, with one method per token kind.
+
+    Every token method skips white space and ``//`` comments first, and raises
+    ParseError (with the offset of the offending token) when the expected
+    token is not there.
+    """
+
+    __slots__ = ("text", "pos")
+
+    def __init__(self, text: str, pos: int = 0):
+        self.text = text
+        self.pos = pos
+
+    # -- helpers ---------------------------------------------------------
+    def skip(self) -> int:
+        """Skips white space and comments; returns the new position."""
+        m = _SKIP.match(self.text, self.pos)
+        if m:
+            self.pos = m.end()
+        return self.pos
+
+    def _describe(self) -> str:
+        if self.pos >= len(self.text):
+            return "end of input"
+        m = re.compile(r"\S+").match(self.text, self.pos)
+        tok = m.group(0) if m else self.text[self.pos]
+        return f"'{tok[:20]}'"
+
+    def error(self, what: str) -> ParseError:
+        return ParseError(self.pos, f"expected {what}, found {self._describe()}")
+
+    def _match(self, pattern: re.Pattern, what: str) -> re.Match:
+        self.skip()
+        m = pattern.match(self.text, self.pos)
+        if not m:
+            raise self.error(what)
+        self.pos = m.end()
+        return m
+
+    # -- punctuation and keywords ----------------------------------------
+    def _after_skip(self) -> int:
+        m = _SKIP.match(self.text, self.pos)
+        return m.end() if m else self.pos
+
+    def peek(self, literal: str) -> bool:
+        """True if the next token is ``literal`` (a keyword must end there).
+
+        Does not move the cursor.
+        """
+        pos = self._after_skip()
+        if not self.text.startswith(literal, pos):
+            return False
+        end = pos + len(literal)
+        if literal[-1].isalnum() or literal[-1] == "_":
+            return end >= len(self.text) or not _WORD_CHAR.match(self.text, end)
+        return True
+
+    def accept(self, literal: str) -> bool:
+        """Consumes ``literal`` if it is next; returns whether it did."""
+        if self.peek(literal):
+            self.pos = self._after_skip() + len(literal)
+            return True
+        return False
+
+    def expect(self, literal: str) -> None:
+        if not self.accept(literal):
+            raise self.error(f"'{literal}'")
+
+    # -- tokens ------------------------------------------------------------
+    def ssa(self) -> str:
+        return self._match(_SSA, "SSA value").group(0)
+
+    def symbol(self) -> str:
+        m = self._match(_SYMBOL, "symbol reference (e.g. @mesh0)")
+        if m.group(1) is not None:
+            return m.group(1)
+        return m.group(2).encode().decode("unicode_escape")
+
+    def integer(self) -> int:
+        return int(self._match(_INT, "integer").group(0), 0)
+
+    def identifier(self) -> str:
+        return self._match(_IDENT, "identifier").group(0)
+
+    def dimension_list(self) -> list[int | None]:
+        """``2x?x4`` (possibly empty) as sizes with None for ``?``."""
+        self.skip()
+        m = _DIM_LIST.match(self.text, self.pos)
+        if not m:
+            return []
+        self.pos = m.end()
+        return [None if d == "?" else int(d) for d in m.group(0).split("x")]
+
+    def int_list(self, allow_dynamic: bool = False) -> list[int | None]:
+        """``[1, 2]`` (``?`` allowed for dynamic entries if asked)."""
+        self.expect("[")
+        out: list[int | None] = []
+        if self.accept("]"):
+            return out
+        while True:
+            if allow_dynamic and self.accept("?"):
+                out.append(None)
+            else:
+                out.append(self.integer())
+            if self.accept("]"):
+                return out
+            self.expect(",")
+
+    def index_list(self) -> list[int | str]:
+        """``[1, %i, 2]``: integers and SSA value names."""
+        self.expect("[")
+        out: list[int | str] = []
+        if self.accept("]"):
+            return out
+        while True:
+            self.skip()
+            if self.text.startswith("%", self.pos):
+                out.append(self.ssa())
+            else:
+                out.append(self.integer())
+            if self.accept("]"):
+                return out
+            self.expect(",")
+
+    # -- delimited pieces handed to MLIR unread -----------------------------
+    def balanced(self) -> int:
+        """Moves past a bracketed group starting at the cursor; returns its end."""
+        text, i, n = self.text, self.pos, len(self.text)
+        stack = []
+        while i < n:
+            c = text[i]
+            if c == '"':
+                i += 1
+                while i < n and text[i] != '"':
+                    i += 2 if text[i] == "\\" else 1
+            elif c in _OPEN:
+                stack.append(_OPEN[c])
+            elif c == "-" and text.startswith("->", i):
+                i += 1
+            elif stack and c == stack[-1]:
+                stack.pop()
+                if not stack:
+                    self.pos = i + 1
+                    return self.pos
+            elif c in ">)]}":
+                break
+            i += 1
+        raise ParseError(self.pos, "unbalanced brackets")
+
+    def type(self) -> str:
+        """The text of one type: ``tensor<2x?xf32>``, ``!mesh.sharding``, ``(i32) -> i32``."""
+        self.skip()
+        start = self.pos
+        if self.text.startswith("(", start):
+            self.balanced()
+            save = self.pos
+            if self.accept("->"):
+                self.type()
+            else:
+                self.pos = save
+            return self.text[start : self.pos]
+        m = _TYPE_HEAD.match(self.text, start)
+        if not m:
+            raise self.error("type")
+        self.pos = m.end()
+        if self.text.startswith("<", self.pos):
+            self.balanced()
+        return self.text[start : self.pos]
+
+    def type_list(self) -> list[str]:
+        """One or more comma-separated types."""
+        types = [self.type()]
+        while self.accept(","):
+            types.append(self.type())
+        return types
+
+    def attr_dict(self) -> str | None:
+        """The inside of an optional ``{...}`` attribute dictionary, or None."""
+        self.skip()
+        if not self.text.startswith("{", self.pos):
+            return None
+        start = self.pos
+        self.balanced()
+        return self.text[start + 1 : self.pos - 1]

@@ -1,0 +1,371 @@
+"""The custom-syntax front end and printer of the mesh dialect.
+
+IRDL-defined ops only have MLIR's generic form, so the spec's syntax is
+handled as text around MLIR's own parser and printer:
+
+* :func:`to_generic` finds every mesh op written in the custom syntax,
+  parses it with its compiled format and replaces it in place by the
+  equivalent generic op.  Everything else is left as written, lines keep
+  their numbers and each op keeps the column of its name, so MLIR's
+  locations and diagnostics still point into the user's file.  A
+  :class:`SourceMap` maps any other position back exactly.
+* :func:`to_custom` rewrites each generic mesh op in MLIR's printed output
+  into the custom syntax.
+
+The type ``!mesh.sharding`` is registered in IRDL as
+``!mesh.sharding_type`` (IRDL gives types and ops of a dialect one symbol
+table, so it cannot share the op's name); both functions translate the
+spelling, so users only ever see ``!mesh.sharding``.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+from dataclasses import dataclass, field
+
+from .defs import DialectDef, OpDef, mesh_defs
+from .format import CompiledFormat, OpParts
+from .kinds import KINDS
+from .lexer import Cursor, ParseError
+
+PUBLIC_SHARDING_TYPE = "!mesh.sharding"
+
+
+@functools.cache
+def _internal_sharding_type() -> str:
+    return f"!mesh.{mesh_defs().sharding_type_irdl_name}"
+
+
+@functools.cache
+def compiled_formats() -> dict[str, CompiledFormat]:
+    """The compiled format of every op, by short name (``all_gather``)."""
+    return {name: CompiledFormat(op) for name, op in mesh_defs().ops.items()}
+
+
+# ----------------------------------------------------------------- source map
+
+
+@dataclass
+class SourceMap:
+    """Maps positions in the translated (generic) text back to the source.
+
+    ``spans`` holds one entry per replaced op: its start and end in both
+    texts, and anchors ``(translated offset, source offset, verbatim length)``
+    for the pieces inside it.
+    """
+
+    source: str
+    translated: str = ""
+    spans: list[tuple[int, int, int, int, list[tuple[int, int, int]]]] = field(default_factory=list)
+
+    def to_source_offset(self, offset: int) -> int:
+        i = bisect.bisect_right(self.spans, offset, key=lambda s: s[0]) - 1
+        if i < 0:
+            return offset
+        t_start, t_end, s_start, s_end, anchors = self.spans[i]
+        if offset >= t_end:
+            return s_end + (offset - t_end)
+        j = bisect.bisect_right(anchors, offset, key=lambda a: a[0]) - 1
+        if j < 0:
+            return s_start
+        t_off, s_off, length = anchors[j]
+        return s_off + min(offset - t_off, length)
+
+    def to_source(self, line: int, col: int) -> tuple[int, int]:
+        """Maps a 1-based (line, byte column) of the translated text to the source."""
+        if not self.spans:
+            return line, col
+        offset = _offset_of(self.translated, line, col)
+        return _line_col_of(self.source, self.to_source_offset(offset))
+
+
+def _line_starts(text: str) -> list[int]:
+    return [0] + [m.end() for m in re.finditer("\n", text)]
+
+
+def _offset_of(text: str, line: int, col: int) -> int:
+    starts = _line_starts(text)
+    line = max(1, min(line, len(starts)))
+    start = starts[line - 1]
+    end = text.find("\n", start)
+    row = text[start : end if end >= 0 else len(text)]
+    chars = len(row.encode()[: max(col - 1, 0)].decode(errors="ignore"))
+    return start + chars
+
+
+def _line_col_of(text: str, offset: int) -> tuple[int, int]:
+    starts = _line_starts(text)
+    i = bisect.bisect_right(starts, offset) - 1
+    row_start = starts[i]
+    return i + 1, len(text[row_start:offset].encode()) + 1
+
+
+def line_col(text: str, offset: int) -> tuple[int, int]:
+    """The 1-based line and byte column of an offset."""
+    return _line_col_of(text, offset)
+
+
+# ----------------------------------------------------------------- custom -> generic
+
+
+@functools.cache
+def _op_start_pattern() -> re.Pattern:
+    names = sorted(mesh_defs().ops, key=len, reverse=True)
+    return re.compile(
+        r"(?:^|(?<=[{]))[ \t]*(?:%[^=\n\"]*?=[ \t]*)?(?P<name>mesh\.(?:"
+        + "|".join(names)
+        + r"))(?![\w$.])(?![ \t]*[=,}])"
+        + r"|(?P<type>!mesh\.sharding)(?![\w$.])",
+        re.M,
+    )
+
+
+class GenericWriter:
+    """Writes OpParts as one generic op, recording anchors for the source map."""
+
+    def __init__(self, op: OpDef, fmt: CompiledFormat, out_offset: int):
+        self.op = op
+        self.fmt = fmt
+        self.chunks: list[str] = []
+        self.anchors: list[tuple[int, int, int]] = []
+        self.offset = out_offset
+
+    def emit(self, text: str, source: int | None = None, verbatim: bool = False):
+        if source is not None:
+            self.anchors.append((self.offset, source, len(text) if verbatim else 0))
+        self.chunks.append(text)
+        self.offset += len(text)
+
+    def write(self, parts: OpParts, name_offset: int) -> str:
+        op, offsets = self.op, parts.offsets
+        self.emit(f'"{op.full_name}"', name_offset)
+        self.emit("(")
+        first = True
+        for o in op.operands:
+            for i, name in enumerate(parts.operands.get(o.name, ())):
+                if not first:
+                    self.emit(", ")
+                first = False
+                src = offsets.get(("operand", o.name, 0))
+                self.emit(name, src, verbatim=(not o.variadic))
+        self.emit(")")
+        entries = []
+        for a in op.attributes:
+            if a.name in parts.attrs:
+                kind = KINDS[a.kind]
+                value = parts.attrs[a.name]
+                if a.kind == "unit":
+                    if value:
+                        entries.append((a.name, None, offsets.get(("attr", a.name, 0))))
+                    continue
+                entries.append((a.name, kind.to_generic(value), offsets.get(("attr", a.name, 0))))
+        if op.variadic_operand_groups > 1:
+            sizes = ", ".join(str(len(parts.operands.get(o.name, ()))) for o in op.operands)
+            entries.append(("operandSegmentSizes", f"array<i32: {sizes}>", None))
+        if entries or parts.extra_attrs:
+            self.emit(" {")
+            for i, (name, value, src) in enumerate(entries):
+                if i:
+                    self.emit(", ")
+                self.emit(name if value is None else f"{name} = {value}", src)
+            if parts.extra_attrs:
+                if entries:
+                    self.emit(", ")
+                self.emit(parts.extra_attrs, offsets.get(("attr-dict", "", 0)), verbatim=True)
+            self.emit("}")
+        self.emit(" : (")
+        first = True
+        for o in op.operands:
+            for t in self._types_of(o, parts):
+                if not first:
+                    self.emit(", ")
+                first = False
+                self.emit(_internal_types(t), offsets.get(("type", o.name, 0)))
+        self.emit(") -> ")
+        results = [(r, t) for r in op.results for t in self._types_of(r, parts)]
+        if len(results) != 1:
+            self.emit("(")
+        for i, (r, t) in enumerate(results):
+            if i:
+                self.emit(", ")
+            self.emit(_internal_types(t), offsets.get(("type", r.name, 0)))
+        if len(results) != 1:
+            self.emit(")")
+        return "".join(self.chunks)
+
+    def _types_of(self, value, parts: OpParts) -> list[str]:
+        if value.name in parts.types:
+            return parts.types[value.name]
+        count = len(parts.operands.get(value.name, ())) if value in self.op.operands else 1
+        if value.fixed_type:
+            return [value.fixed_type] * count
+        other = self.op.same_type.get(value.name)
+        if other is not None and other in parts.types:
+            return parts.types[other] * count
+        raise ParseError(parts.offsets.get(("operand", value.name, 0), 0), f"cannot infer the type of '{value.name}'")
+
+
+def _internal_types(type_text: str) -> str:
+    if "!mesh.sharding" not in type_text:
+        return type_text
+    return re.sub(r"!mesh\.sharding(?![\w$.])", _internal_sharding_type(), type_text)
+
+
+def to_generic(text: str) -> tuple[str, SourceMap]:
+    """Rewrites every custom-syntax mesh op of ``text`` into the generic form.
+
+    Returns the new text and a SourceMap back to ``text``.  Raises ParseError
+    (with an offset into ``text``) on a syntax error in a mesh op.
+    """
+    smap = SourceMap(text)
+    out: list[str] = []
+    out_len = 0
+    last = 0
+    formats = compiled_formats()
+    internal_type = _internal_sharding_type()
+    for m in _op_start_pattern().finditer(text):
+        if m.start() < last:
+            continue  # inside an op already rewritten
+        if m.group("type"):
+            start, end, replacement, anchors = m.start(), m.end(), internal_type, []
+        else:
+            start = m.start("name")
+            fmt = formats[m.group("name")[5:]]
+            cur = Cursor(text, m.end("name"))
+            parts = fmt.parse(cur)
+            end = cur.pos
+            writer = GenericWriter(fmt.opdef, fmt, out_len + (start - last))
+            replacement = writer.write(parts, start)
+            anchors = writer.anchors
+            # Keep the line count: later ops keep their line numbers.
+            newlines = text.count("\n", start, end)
+            if newlines:
+                pad = end - (text.rfind("\n", start, end) + 1)
+                replacement += "\n" * newlines + " " * pad
+        out.append(text[last:start])
+        out_len += start - last
+        smap.spans.append((out_len, out_len + len(replacement), start, end, anchors))
+        out.append(replacement)
+        out_len += len(replacement)
+        last = end
+    out.append(text[last:])
+    smap.translated = "".join(out)
+    return smap.translated, smap
+
+
+# ----------------------------------------------------------------- generic -> custom
+
+_GENERIC_OP = re.compile(r'"mesh\.(\w+)"\(([^)]*)\)')
+
+
+def _split_top_level(text: str, sep: str = ",") -> list[str]:
+    """Splits at ``sep`` outside brackets and strings."""
+    parts, depth, start, i, n = [], 0, 0, 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            i += 1
+            while i < n and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+        elif c in "<([{":
+            depth += 1
+        elif c in ">)]}":
+            if c == ">" and i and text[i - 1] == "-":
+                pass
+            else:
+                depth -= 1
+        elif c == sep and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+        i += 1
+    tail = text[start:].strip()
+    if tail:
+        parts.append(tail)
+    return parts
+
+
+def _read_generic(fmt: CompiledFormat, text: str, pos: int) -> tuple[OpParts, int] | None:
+    """Reads a printed generic mesh op from ``pos`` (after its operand list)."""
+    op = fmt.opdef
+    cur = Cursor(text, pos)
+    attr_text = cur.attr_dict() or ""
+    cur.expect(":")
+    cur.skip()
+    type_start = cur.pos
+    cur.balanced()
+    operand_types = _split_top_level(text[type_start + 1 : cur.pos - 1])
+    cur.expect("->")
+    cur.skip()
+    if text.startswith("(", cur.pos):
+        rs = cur.pos
+        cur.balanced()
+        result_types = _split_top_level(text[rs + 1 : cur.pos - 1])
+    else:
+        result_types = [cur.type()]
+    parts = OpParts()
+    extras = []
+    segments = None
+    for entry in _split_top_level(attr_text):
+        name, eq, value = entry.partition("=")
+        name, value = name.strip(), value.strip()
+        a = op.attr_by_name.get(name)
+        if name == "operandSegmentSizes":
+            segments = [int(x) for x in value.split(":", 1)[1].rstrip(">").split(",")]
+        elif a is not None and (eq or a.kind == "unit"):
+            parts.attrs[name] = KINDS[a.kind].from_generic(value if eq else "unit")
+        else:
+            extras.append(entry)
+    parts.extra_attrs = ", ".join(extras)
+    return parts, operand_types, result_types, segments, cur.pos
+
+
+def _assign(groups, values, segments):
+    if segments is None:
+        fixed = sum(1 for g in groups if not g.variadic)
+        segments = [1 if not g.variadic else len(values) - fixed for g in groups]
+    out, i = {}, 0
+    for g, n in zip(groups, segments):
+        out[g.name] = values[i : i + n]
+        i += n
+    return out
+
+
+def to_custom(text: str) -> str:
+    """Rewrites MLIR's printed output into the spec's custom syntax.
+
+    Each generic mesh op becomes its custom form and the internal type name
+    becomes ``!mesh.sharding``.  An op that does not fit its format (which
+    only IR that failed verification can hold) is left generic.
+    """
+    formats = compiled_formats()
+    out, last = [], 0
+    for m in _GENERIC_OP.finditer(text):
+        fmt = formats.get(m.group(1))
+        if fmt is None or m.start() < last:
+            continue
+        try:
+            parts, otypes, rtypes, segments, end = _read_generic(fmt, text, m.end())
+        except (ParseError, ValueError, IndexError):
+            continue
+        op = fmt.opdef
+        operand_names = [s.strip() for s in m.group(2).split(",")] if m.group(2).strip() else []
+        parts.operands = _assign(op.operands, operand_names, segments)
+        parts.types = _assign(op.operands, otypes, segments)
+        parts.types.update(_assign(op.results, rtypes, None))
+        body = fmt.print(parts)
+        out.append(text[last : m.start()])
+        out.append(f"{op.full_name} {body}" if body else op.full_name)
+        last = end
+    out.append(text[last:])
+    result = "".join(out)
+    internal = _internal_sharding_type()
+    if internal in result:
+        result = result.replace(internal, PUBLIC_SHARDING_TYPE)
+    return result
+
+
+def public_types(text: str) -> str:
+    """Replaces the internal sharding type name by ``!mesh.sharding``."""
+    return text.replace(_internal_sharding_type(), PUBLIC_SHARDING_TYPE)

@@ -1,0 +1,511 @@
+"""Verifiers of the mesh ops: every rule spec 001 states or implies.
+
+Each op lists its rules in ``dialect_defs/mesh.toml`` as ``rule`` or
+``rule:argument``; :func:`verify` runs them.  A rule raises
+:class:`VerifyError`, which becomes an MLIR error at the op's location
+(``'mesh.all_gather' op ...``), never a Python exception for the user.
+Checks every op gets without listing them: attribute kinds, operand kinds,
+the ``mesh`` symbol naming a ``mesh.mesh``, and dynamic index lists whose
+``?`` entries match their SSA operands.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+from .._mlir import ir
+from .defs import OpDef
+from .format import DynamicIndexList, Group
+from .kinds import DYNAMIC, KINDS, REDUCTION_KINDS
+
+
+class VerifyError(Exception):
+    """A verifier rule failed; the message becomes the op's diagnostic."""
+
+
+class OpView:
+    """What the rules see of one op: its attributes as Python values, its mesh."""
+
+    __slots__ = ("op", "opdef", "fmt", "_attrs", "_mesh_shape")
+
+    def __init__(self, op: ir.OpView, opdef: OpDef, fmt):
+        self.op = op
+        self.opdef = opdef
+        self.fmt = fmt
+        self._attrs = op.operation.attributes
+        self._mesh_shape = False
+
+    def attr(self, name: str):
+        """The Python value of an attribute, or its kind's default when absent."""
+        kind = KINDS[self.opdef.attr_by_name[name].kind]
+        if name in self._attrs:
+            return kind.from_attr(self._attrs[name])
+        return kind.default
+
+    def has(self, name: str) -> bool:
+        return name in self._attrs
+
+    def value(self, name: str) -> ir.Value:
+        """The single operand or result called ``name``."""
+        for i, o in enumerate(self.opdef.operands):
+            if o.name == name:
+                return self.op.operation.operands[i]
+        for i, r in enumerate(self.opdef.results):
+            if r.name == name:
+                return self.op.operation.results[i]
+        raise KeyError(name)
+
+    @property
+    def mesh_shape(self) -> tuple[int | None, ...] | None:
+        """The shape of the op's mesh (None entries are dynamic), or None if unknown."""
+        if self._mesh_shape is False:
+            mesh = lookup_mesh(self.op.operation, self.attr("mesh"))
+            self._mesh_shape = None if mesh is None else mesh_shape_of(mesh)
+        return self._mesh_shape
+
+    def group_size(self, axes) -> int | None:
+        """Devices in one group over ``axes``, or None if a size is dynamic."""
+        shape = self.mesh_shape
+        if shape is None:
+            return None
+        sizes = [shape[a] for a in axes if 0 <= a < len(shape)]
+        if any(s is None for s in sizes):
+            return None
+        return math.prod(sizes)
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def lookup_mesh(op: ir.Operation, name: str) -> ir.Operation | None:
+    """The ``mesh.mesh`` op called ``name`` in the nearest enclosing module."""
+    parent = op.parent
+    while parent is not None and parent.name != "builtin.module":
+        parent = parent.parent
+    if parent is None:
+        return None
+    for candidate in parent.regions[0].blocks[0].operations:
+        candidate = candidate.operation
+        if candidate.name == "mesh.mesh":
+            attrs = candidate.attributes
+            if "sym_name" in attrs and ir.StringAttr(attrs["sym_name"]).value == name:
+                return candidate
+    return None
+
+
+def mesh_shape_of(mesh: ir.Operation) -> tuple[int | None, ...]:
+    attrs = mesh.attributes
+    if "shape" not in attrs or not isinstance(attrs["shape"], ir.DenseI64ArrayAttr):
+        return ()
+    return tuple(None if d == DYNAMIC else d for d in ir.DenseI64ArrayAttr(attrs["shape"]))
+
+
+def shape_of(value: ir.Value) -> tuple[int | None, ...] | None:
+    """The shape of a ranked tensor or memref value, None entries dynamic."""
+    t = value.type
+    if not isinstance(t, (ir.RankedTensorType, ir.MemRefType)):
+        try:
+            t = ir.RankedTensorType(t)
+        except ValueError:
+            return None
+    return tuple(None if d == DYNAMIC else d for d in t.shape)
+
+
+def element_type(value: ir.Value) -> ir.Type:
+    return ir.ShapedType(value.type).element_type
+
+
+def _fmt_dims(shape) -> str:
+    return "x".join("?" if d is None else str(d) for d in shape)
+
+
+def _axis_attr(v: OpView, name: str, rank: int) -> int:
+    axis = v.attr(name)
+    if not 0 <= axis < rank:
+        raise VerifyError(f"{name} {axis} is out of range for a tensor of rank {rank}")
+    return axis
+
+
+def _check_mesh_axes(v: OpView, axes, what: str) -> None:
+    shape = v.mesh_shape
+    if shape is None:
+        return
+    seen = set()
+    for a in axes:
+        if not 0 <= a < len(shape):
+            raise VerifyError(f"{what} contains axis {a}, out of range for mesh of rank {len(shape)}")
+        if a in seen:
+            raise VerifyError(f"{what} contains axis {a} more than once")
+        seen.add(a)
+
+
+def _shapes(v: OpView):
+    src, dst = shape_of(v.value("input")), shape_of(v.value("result"))
+    if len(src) != len(dst):
+        raise VerifyError(f"result rank {len(dst)} differs from input rank {len(src)}")
+    return src, dst
+
+
+def _check_other_dims(src, dst, skip) -> None:
+    for d, (a, b) in enumerate(zip(src, dst)):
+        if d not in skip and a is not None and b is not None and a != b:
+            raise VerifyError(
+                f"result dimension {d} has size {b}, expected {a} (the input's)"
+            )
+
+
+def _expect_size(dim: int, got, expected, why: str) -> None:
+    if got is not None and expected is not None and got != expected:
+        raise VerifyError(f"result dimension {dim} has size {got}, expected {expected} ({why})")
+
+
+# ------------------------------------------------------------------ rules
+
+RULES: dict[str, Callable[..., None]] = {}
+
+
+def rule(fn):
+    RULES[fn.__name__] = fn
+    return fn
+
+
+@rule
+def axes(v: OpView, name: str) -> None:
+    _check_mesh_axes(v, v.attr(name), name)
+
+
+@rule
+def index_per_axis(v: OpView, name: str) -> None:
+    axes_ = v.attr(name)
+    expected = len(axes_) if axes_ else (None if v.mesh_shape is None else len(v.mesh_shape))
+    got = len(v.op.operation.results)
+    if expected is not None and got != expected:
+        what = f"{len(axes_)} axes" if axes_ else f"a mesh of rank {expected}"
+        raise VerifyError(f"has {got} results, expected {expected} (one per axis of {what})")
+
+
+@rule
+def mesh_shape(v: OpView) -> None:
+    shape = v.attr("shape")
+    if not shape:
+        raise VerifyError("rank of mesh is expected to be a positive integer")
+    for d in shape:
+        if d is not None and d < 0:
+            raise VerifyError(f"dimension size {d} of mesh is negative; sizes are >= 0 or ?")
+
+
+@rule
+def split_axes(v: OpView, name: str) -> None:
+    seen = set()
+    shape = v.mesh_shape
+    for dim, group in enumerate(v.attr(name)):
+        for a in group:
+            if shape is not None and not 0 <= a < len(shape):
+                raise VerifyError(
+                    f"{name} uses mesh axis {a} (tensor dimension {dim}), out of range for mesh of rank {len(shape)}"
+                )
+            if a in seen:
+                raise VerifyError(f"mesh axis {a} is used more than once in {name}")
+            seen.add(a)
+
+
+@rule
+def partial(v: OpView) -> None:
+    axes_ = v.attr("partial_axes")
+    _check_mesh_axes(v, axes_, "partial_axes")
+    split = {a for g in v.attr("split_axes") for a in g}
+    for a in axes_:
+        if a in split:
+            raise VerifyError(f"mesh axis {a} is both a split axis and a partial axis")
+    if axes_ and v.attr("partial_type") == "generic":
+        raise VerifyError("reduction kind 'generic' is not allowed in a sharding")
+
+
+@rule
+def halo_and_offsets(v: OpView) -> None:
+    halos = v.attr("static_halo_sizes")
+    offsets = v.attr("static_sharded_dims_offsets")
+    split = v.attr("split_axes")
+    if halos and offsets:
+        raise VerifyError("halo_sizes and sharded_dims_offsets are mutually exclusive")
+    split_dims = [g for g in split if g]
+    if halos:
+        if len(halos) != 2 * len(split_dims):
+            raise VerifyError(
+                f"halo_sizes has {len(halos)} entries, expected {2 * len(split_dims)} "
+                f"(2 per split tensor dimension)"
+            )
+        for h in halos:
+            if h is not None and h < 0:
+                raise VerifyError(f"halo size {h} is negative")
+    if offsets:
+        shape = v.mesh_shape
+        if shape is None:
+            return
+        i = 0
+        for dim, group in enumerate(split):
+            if not group:
+                continue
+            sizes = [shape[a] for a in group]
+            if any(s is None for s in sizes):
+                return  # dynamic mesh: the count cannot be checked
+            count = math.prod(sizes) + 1
+            dim_offsets = offsets[i : i + count]
+            if len(dim_offsets) != count:
+                break
+            known = [o for o in dim_offsets if o is not None]
+            if any(b < a for a, b in zip(known, known[1:])):
+                raise VerifyError(f"sharded_dims_offsets of tensor dimension {dim} are not non-decreasing")
+            i += count
+        expected = sum(
+            math.prod(shape[a] for a in g) + 1 for g in split if g
+        )
+        if len(offsets) != expected:
+            raise VerifyError(
+                f"sharded_dims_offsets has {len(offsets)} entries, expected {expected} "
+                f"(shards + 1 per split tensor dimension)"
+            )
+
+
+@rule
+def same_type(v: OpView, a: str, b: str) -> None:
+    ta, tb = v.value(a).type, v.value(b).type
+    if ta != tb:
+        raise VerifyError(f"type of '{b}' ({tb}) differs from type of '{a}' ({ta})")
+
+
+@rule
+def same_element_type(v: OpView) -> None:
+    a, b = element_type(v.value("input")), element_type(v.value("result"))
+    if a != b:
+        raise VerifyError(f"result element type {b} differs from input element type {a}")
+
+
+@rule
+def same_shape(v: OpView) -> None:
+    src, dst = shape_of(v.value("input")), shape_of(v.value("result"))
+    if src != dst:
+        raise VerifyError(
+            f"result shape {_fmt_dims(dst)} differs from input shape {_fmt_dims(src)}"
+        )
+
+
+@rule
+def concat_shape(v: OpView, name: str) -> None:
+    src, dst = _shapes(v)
+    axis = _axis_attr(v, name, len(src))
+    _check_other_dims(src, dst, {axis})
+    g = v.group_size(v.attr("mesh_axes"))
+    if g is not None and src[axis] is not None:
+        _expect_size(axis, dst[axis], src[axis] * g, f"{src[axis]} x group size {g}")
+
+
+@rule
+def split_shape(v: OpView, name: str) -> None:
+    src, dst = _shapes(v)
+    axis = _axis_attr(v, name, len(src))
+    _check_other_dims(src, dst, {axis})
+    g = v.group_size(v.attr("mesh_axes"))
+    if g is not None and src[axis] is not None:
+        if g == 0 or src[axis] % g:
+            raise VerifyError(
+                f"input dimension {axis} of size {src[axis]} is not divisible by the group size {g}"
+            )
+        _expect_size(axis, dst[axis], src[axis] // g, f"{src[axis]} / group size {g}")
+
+
+@rule
+def all_to_all_shape(v: OpView) -> None:
+    src, dst = _shapes(v)
+    split = _axis_attr(v, "split_axis", len(src))
+    concat = _axis_attr(v, "concat_axis", len(src))
+    _check_other_dims(src, dst, {split, concat})
+    g = v.group_size(v.attr("mesh_axes"))
+    if g is None or split == concat:
+        _check_other_dims(src, dst, set())
+        return
+    if src[split] is not None:
+        if g == 0 or src[split] % g:
+            raise VerifyError(
+                f"input dimension {split} of size {src[split]} is not divisible by the group size {g}"
+            )
+        _expect_size(split, dst[split], src[split] // g, f"{src[split]} / group size {g}")
+    if src[concat] is not None:
+        _expect_size(concat, dst[concat], src[concat] * g, f"{src[concat]} x group size {g}")
+
+
+@rule
+def device(v: OpView, name: str) -> None:
+    if not v.has(name):
+        return
+    coords = v.attr(name)
+    mesh_axes = v.attr("mesh_axes")
+    if len(coords) != len(mesh_axes):
+        raise VerifyError(
+            f"{name} has {len(coords)} coordinates, expected {len(mesh_axes)} (one per mesh axis in mesh_axes)"
+        )
+    shape = v.mesh_shape
+    if shape is None:
+        return
+    for c, a in zip(coords, mesh_axes):
+        if c is None or not 0 <= a < len(shape):
+            continue
+        if c < 0 or (shape[a] is not None and c >= shape[a]):
+            raise VerifyError(
+                f"{name} coordinate {c} is out of range for mesh axis {a} of size {_fmt_dims([shape[a]])}"
+            )
+
+
+@rule
+def shift_axis(v: OpView) -> None:
+    axis = v.attr("shift_axis")
+    if axis not in v.attr("mesh_axes"):
+        raise VerifyError(f"shift_axis {axis} is not one of mesh_axes {list(v.attr('mesh_axes'))}")
+
+
+@rule
+def shard(v: OpView) -> None:
+    sharding = v.value("sharding").owner
+    if not isinstance(sharding, ir.OpView) or sharding.operation.name != "mesh.sharding":
+        return
+    split = KINDS["axis_array"].from_attr(sharding.operation.attributes["split_axes"])
+    shape = shape_of(v.value("src"))
+    if len(split) > len(shape):
+        raise VerifyError(
+            f"sharding splits {len(split)} tensor dimensions, but the tensor has rank {len(shape)}"
+        )
+
+
+@rule
+def shard_shape(v: OpView) -> None:
+    shape = v.attr("shape")
+    got = len(v.op.operation.results)
+    if got != len(shape):
+        raise VerifyError(f"has {got} results, expected {len(shape)} (one per dimension of the shape)")
+
+
+@rule
+def update_halo(v: OpView) -> None:
+    split_dims = sum(1 for g in v.attr("split_axes") if g)
+    for name in ("static_source_halo_sizes", "static_destination_halo_sizes"):
+        halos = v.attr(name)
+        if halos and len(halos) != 2 * split_dims:
+            raise VerifyError(
+                f"{name.removeprefix('static_')} has {len(halos)} entries, expected {2 * split_dims} "
+                f"(2 per split tensor dimension)"
+            )
+
+
+# ------------------------------------------------------------------ driver
+
+_ATTR_CLASSES = {
+    "axes": ir.DenseI16ArrayAttr,
+    "i64_array": ir.DenseI64ArrayAttr,
+    "index": ir.IntegerAttr,
+    "i64": ir.IntegerAttr,
+    "symbol": ir.FlatSymbolRefAttr,
+    "sym_name": ir.StringAttr,
+    "unit": ir.UnitAttr,
+}
+
+
+def _check_structure(v: OpView) -> None:
+    op, opdef = v.op.operation, v.opdef
+    attrs = op.attributes
+    for a in opdef.attributes:
+        if a.name not in attrs:
+            if not a.optional:
+                raise VerifyError(f"requires attribute '{a.name}'")
+            continue
+        attr = attrs[a.name]
+        cls = _ATTR_CLASSES.get(a.kind)
+        ok = True
+        if cls is not None:
+            ok = isinstance(attr, cls)
+            if ok and a.kind in ("index", "i64"):
+                t = ir.IntegerAttr(attr).type
+                ok = (a.kind == "index") == isinstance(t, ir.IndexType) and (
+                    a.kind == "index" or ir.IntegerType(t).width == 64
+                )
+        else:
+            try:
+                KINDS[a.kind].from_attr(attr)
+            except (ValueError, TypeError):
+                ok = False
+        if not ok:
+            raise VerifyError(f"attribute '{a.name}' is not a valid {a.kind.replace('_', ' ')} attribute: {attr}")
+        if a.kind in ("reduction", "partial_kind"):
+            kind = KINDS[a.kind].from_attr(attr)
+            if kind not in REDUCTION_KINDS:
+                raise VerifyError(f"attribute '{a.name}' has unknown reduction kind '{kind}'")
+    for o, value in zip(opdef.operands, _grouped_operands(v)):
+        for val in value:
+            if o.kind == "nonzero_ranked_tensor" or o.kind == "shaped":
+                shape = shape_of(val)
+                if shape is not None and len(shape) == 0:
+                    raise VerifyError(f"operand '{o.name}' must have rank > 0")
+            elif o.kind == "i64" and val.type != ir.IntegerType.get_signless(64):
+                raise VerifyError(f"operand '{o.name}' must be i64, got {val.type}")
+    for el in _dynamic_index_lists(v.fmt):
+        static = v.attr(el.attr)
+        dynamic = len(_group(v, el.operands))
+        if sum(1 for s in static if s is None) != dynamic:
+            raise VerifyError(
+                f"'{el.attr}' has {sum(1 for s in static if s is None)} dynamic entries "
+                f"but {dynamic} '{el.operands}' operands"
+            )
+    if "mesh" in opdef.attr_by_name and v.mesh_shape is None:
+        raise VerifyError(f"symbol '@{v.attr('mesh')}' does not name a 'mesh.mesh' op")
+
+
+def _dynamic_index_lists(fmt):
+    def walk(elements):
+        for el in elements:
+            if isinstance(el, DynamicIndexList):
+                yield el
+            elif isinstance(el, Group):
+                yield from walk(el.elements)
+
+    return list(walk(fmt.elements))
+
+
+def _grouped_operands(v: OpView) -> list[list[ir.Value]]:
+    return [_group(v, o.name) for o in v.opdef.operands]
+
+
+def _group(v: OpView, name: str) -> list[ir.Value]:
+    return operand_group(v.op.operation, v.opdef, name)
+
+
+def operand_group(op: ir.Operation, opdef: OpDef, name: str) -> list[ir.Value]:
+    """The operands of group ``name`` (segment sizes read when there are several variadics)."""
+    operands = list(op.operands)
+    if opdef.variadic_operand_groups > 1:
+        sizes = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
+    else:
+        fixed = sum(1 for o in opdef.operands if not o.variadic)
+        sizes = [len(operands) - fixed if o.variadic else 1 for o in opdef.operands]
+    i = 0
+    for o, n in zip(opdef.operands, sizes):
+        if o.name == name:
+            return operands[i : i + n]
+        i += n
+    raise KeyError(name)
+
+
+def verify(op: ir.OpView, opdef: OpDef, fmt) -> bool:
+    """Runs every check of ``op``; emits an error at its location and returns False on failure."""
+    v = OpView(op, opdef, fmt)
+    try:
+        _check_structure(v)
+        for spec in opdef.verify:
+            name, *args = spec.split(":")
+            RULES[name](v, *args)
+    except VerifyError as e:
+        op.location.emit_error(f"'{opdef.full_name}' op {e}")
+        return False
+    except Exception as e:  # a bug in a rule: still a located error, never a crash
+        op.location.emit_error(f"'{opdef.full_name}' op internal verifier error: {type(e).__name__}: {e}")
+        return False
+    return True

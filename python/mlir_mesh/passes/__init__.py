@@ -1,0 +1,1 @@
+"""mlir-mesh passes, registered by name."""
