@@ -161,11 +161,11 @@ def _assign_types(op, groups, parts, types, pos, what):
 
 class AttrDict(Element):
     def parse(self, cur, op, parts):
+        if not cur.peek("{"):
+            return
         start = cur.skip()
-        inner = cur.attr_dict()
-        if inner is not None:
-            parts.extra_attrs = inner.strip()
-            parts.offsets[("attr-dict", "", 0)] = start + 1
+        parts.extra_attrs = cur.attr_dict().strip()
+        parts.offsets[("attr-dict", "", 0)] = start + 1
 
     def print(self, op, parts, out):
         if parts.extra_attrs:

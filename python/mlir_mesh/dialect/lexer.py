@@ -117,8 +117,7 @@ class Cursor:
 
     def dimension_list(self) -> list[int | None]:
         """``2x?x4`` (possibly empty) as sizes with None for ``?``."""
-        self.skip()
-        m = _DIM_LIST.match(self.text, self.pos)
+        m = _DIM_LIST.match(self.text, self._after_skip())
         if not m:
             return []
         self.pos = m.end()

@@ -445,7 +445,7 @@ def _check_structure(v: OpView) -> None:
                 shape = shape_of(val)
                 if shape is not None and len(shape) == 0:
                     raise VerifyError(f"operand '{o.name}' must have rank > 0")
-            elif o.kind == "i64" and val.type != ir.IntegerType.get_signless(64):
+            elif o.kind == "i64" and not _is_i64(val.type):
                 raise VerifyError(f"operand '{o.name}' must be i64, got {val.type}")
     for el in _dynamic_index_lists(v.fmt):
         static = v.attr(el.attr)
@@ -457,6 +457,10 @@ def _check_structure(v: OpView) -> None:
             )
     if "mesh" in opdef.attr_by_name and v.mesh_shape is None:
         raise VerifyError(f"symbol '@{v.attr('mesh')}' does not name a 'mesh.mesh' op")
+
+
+def _is_i64(t: ir.Type) -> bool:
+    return isinstance(t, ir.IntegerType) and t.width == 64 and t.is_signless
 
 
 def _dynamic_index_lists(fmt):
