@@ -3,33 +3,33 @@
 The official LLVM-built ``mlir`` package is preferred when it is importable;
 otherwise the complete upstream bindings shipped in the ``torch-mlir`` wheel
 are used.  Everything else in mlir-mesh imports ``ir``, ``passmanager``,
-``rewrite`` and the dialect modules from here.
+``rewrite``, ``ext``, ``irdl`` and the dialect modules from here.  Dialect
+modules other than ``ext`` and ``irdl`` (``func``, ``linalg``, ``tosa``,
+...) are imported on first use: some of them are slow to import.
 """
 
+import importlib
+
 try:  # pragma: no cover - depends on what the user has installed
-    from mlir import ir, passmanager, rewrite
-    from mlir import dialects
-    from mlir.dialects import arith, ext, func, irdl, linalg, tensor, tosa
+    from mlir import dialects, ir, passmanager, rewrite
+    from mlir.dialects import ext, irdl
 
     BINDINGS = "mlir"
 except ImportError:
-    from torch_mlir import ir, passmanager, rewrite
-    from torch_mlir import dialects
-    from torch_mlir.dialects import arith, ext, func, irdl, linalg, tensor, tosa
+    from torch_mlir import dialects, ir, passmanager, rewrite
+    from torch_mlir.dialects import ext, irdl
 
     BINDINGS = "torch_mlir"
 
-__all__ = [
-    "BINDINGS",
-    "arith",
-    "dialects",
-    "ext",
-    "func",
-    "ir",
-    "irdl",
-    "linalg",
-    "passmanager",
-    "rewrite",
-    "tensor",
-    "tosa",
-]
+
+def __getattr__(name: str):
+    """``from mlir_mesh._mlir import linalg`` imports the dialect module lazily."""
+    try:
+        module = importlib.import_module(f"{dialects.__name__}.{name}")
+    except ImportError:
+        raise AttributeError(name) from None
+    globals()[name] = module
+    return module
+
+
+__all__ = ["BINDINGS", "dialects", "ext", "ir", "irdl", "passmanager", "rewrite"]

@@ -352,11 +352,13 @@ def run(args: argparse.Namespace, steps_text: list[str], out, err) -> int:
             outputs.append(result)
     if timer:
         err.write(timer.report())
+    text = f"\n{SPLIT_MARKER}\n".join(o.rstrip("\n") for o in outputs) + "\n" if outputs else ""
     if failed:
+        # Like mlir-opt, what did succeed is shown; but a file is never half-written.
+        if outputs and (not args.output or args.output == "-"):
+            out.write(text)
         return 1
-    if opts.verify_diagnostics and not args.output:
-        return 0
-    return write_output(args.output, f"\n{SPLIT_MARKER}\n".join(o.rstrip("\n") for o in outputs) + "\n", out, err)
+    return write_output(args.output, text, out, err)
 
 
 def write_output(path: str | None, text: str, out, err) -> int:
@@ -364,6 +366,14 @@ def write_output(path: str | None, text: str, out, err) -> int:
     if not path or path == "-":
         out.write(text)
         return 0
+    if os.path.exists(path) and not os.path.isfile(path):  # /dev/null, a pipe, ...
+        try:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            return 0
+        except OSError as e:
+            err.write(f"mesh-opt: error: cannot write '{path}': {e.strerror}\n")
+            return 1
     directory = os.path.dirname(os.path.abspath(path))
     try:
         fd, tmp = tempfile.mkstemp(dir=directory, prefix=".mesh-opt-")

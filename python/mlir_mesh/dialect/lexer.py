@@ -27,6 +27,7 @@ _IDENT = re.compile(r"[A-Za-z_][\w$.]*")
 _TYPE_HEAD = re.compile(r"!?[A-Za-z_][\w$.]*")
 _DIM_LIST = re.compile(r"(?:\d+|\?)(?:x(?:\d+|\?))*")
 _WORD_CHAR = re.compile(r"[\w$.]")
+_TOKEN = re.compile(r"[\w$.%@!#-]+|\S")
 _OPEN = {"<": ">", "(": ")", "[": "]", "{": "}"}
 
 
@@ -52,15 +53,12 @@ class Cursor:
             self.pos = m.end()
         return self.pos
 
-    def _describe(self) -> str:
-        if self.pos >= len(self.text):
-            return "end of input"
-        m = re.compile(r"\S+").match(self.text, self.pos)
-        tok = m.group(0) if m else self.text[self.pos]
-        return f"'{tok[:20]}'"
-
     def error(self, what: str) -> ParseError:
-        return ParseError(self.pos, f"expected {what}, found {self._describe()}")
+        """A ParseError at the next token saying what was expected there."""
+        pos = self._after_skip()
+        m = _TOKEN.match(self.text, pos)
+        found = f"'{m.group(0)[:20]}'" if m else "end of input"
+        return ParseError(pos, f"expected {what}, found {found}")
 
     def _match(self, pattern: re.Pattern, what: str) -> re.Match:
         self.skip()

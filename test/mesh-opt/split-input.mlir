@@ -1,0 +1,14 @@
+// Each chunk is processed on its own; outputs are joined by the marker and
+// diagnostics keep the line numbers of the whole file.
+// RUN: mesh-opt %s --split-input-file | FileCheck %s
+// RUN: mesh-opt %s --split-input-file --pass-pipeline="builtin.module(canonicalize)" -o /dev/null 2>&1 | FileCheck --check-prefix=NONE --allow-empty %s
+// NONE-NOT: error
+
+// CHECK: mesh.mesh @first(shape = 2)
+// CHECK: // -----
+// CHECK: mesh.mesh @second(shape = 4)
+mesh.mesh @first(shape = 2)
+
+// -----
+
+mesh.mesh @second(shape = 4)
