@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._mlir import ir
+from .._mlir import ext, ir
 from .defs import DialectDef, OpDef, mesh_defs
 from .ops import OP_CLASSES, AxisArrayAttr, MeshDialect, PartialAttr, ShardingType
 from .ops import *  # noqa: F401,F403  (one class per op: AllGatherOp, ...)
@@ -18,10 +18,22 @@ def load(context: ir.Context | None = None) -> ir.Context:
     ctx = context or ir.Context.current
     if ctx is None:
         raise RuntimeError("no MLIR context: pass one or enter one with `with ctx:`")
+    _register_search_prefix()
     if not ctx.is_dialect_loaded(MeshDialect.DIALECT_NAMESPACE):
         with ctx, ir.Location.unknown():
             MeshDialect.load()
     return ctx
+
+
+_PREFIX_REGISTERED = False
+
+
+def _register_search_prefix() -> None:
+    """Lets the bindings find ``mlir_mesh.dialect.mesh`` as the mesh dialect's module."""
+    global _PREFIX_REGISTERED
+    if not _PREFIX_REGISTERED:
+        ext._cext.globals.append_dialect_search_prefix(__name__)
+        _PREFIX_REGISTERED = True
 
 
 def irdl_text() -> str:

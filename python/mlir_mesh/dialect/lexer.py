@@ -155,27 +155,11 @@ class Cursor:
     # -- delimited pieces handed to MLIR unread -----------------------------
     def balanced(self) -> int:
         """Moves past a bracketed group starting at the cursor; returns its end."""
-        text, i, n = self.text, self.pos, len(self.text)
-        stack = []
-        while i < n:
-            c = text[i]
-            if c == '"':
-                i += 1
-                while i < n and text[i] != '"':
-                    i += 2 if text[i] == "\\" else 1
-            elif c in _OPEN:
-                stack.append(_OPEN[c])
-            elif c == "-" and text.startswith("->", i):
-                i += 1
-            elif stack and c == stack[-1]:
-                stack.pop()
-                if not stack:
-                    self.pos = i + 1
-                    return self.pos
-            elif c in ">)]}":
-                break
-            i += 1
-        raise ParseError(self.pos, "unbalanced brackets")
+        end = balanced_end(self.text, self.pos)
+        if end < 0:
+            raise ParseError(self.pos, "unbalanced brackets")
+        self.pos = end
+        return end
 
     def type(self) -> str:
         """The text of one type: ``tensor<2x?xf32>``, ``!mesh.sharding``, ``(i32) -> i32``."""
@@ -212,3 +196,72 @@ class Cursor:
         start = self.pos
         self.balanced()
         return self.text[start + 1 : self.pos - 1]
+
+
+_INTERESTING = re.compile(r'->|["<>()\[\]{}]')
+_STRING_END = re.compile(r'(?:[^"\\\n]|\\.)*"')
+
+
+def balanced_end(text: str, pos: int) -> int:
+    """The end of the bracketed group opening at ``pos``, or -1 if it does not close.
+
+    Strings are skipped and the ``>`` of ``->`` closes nothing.  Only bracket
+    characters are visited, so long types cost little.
+    """
+    stack: list[str] = []
+    search = _INTERESTING.search
+    while True:
+        m = search(text, pos)
+        if not m:
+            return -1
+        c = m.group(0)
+        pos = m.end()
+        if c == "->":
+            continue
+        if c == '"':
+            s = _STRING_END.match(text, pos)
+            if not s:
+                return -1
+            pos = s.end()
+        elif c in _OPEN:
+            stack.append(_OPEN[c])
+        elif stack and c == stack[-1]:
+            stack.pop()
+            if not stack:
+                return pos
+        else:
+            return -1
+
+
+def split_top_level(text: str, sep: str = ",") -> list[str]:
+    """Splits ``text`` at ``sep`` outside brackets and strings; parts are stripped."""
+    if sep not in text:
+        return [text.strip()] if text.strip() else []
+    parts, depth, start, pos = [], 0, 0, 0
+    pattern = _SPLIT_COMMA if sep == "," else re.compile(r'->|["<>()\[\]{}' + re.escape(sep) + "]")
+    while True:
+        m = pattern.search(text, pos)
+        if not m:
+            break
+        c = m.group(0)
+        pos = m.end()
+        if c == '"':
+            s = _STRING_END.match(text, pos)
+            pos = s.end() if s else len(text)
+        elif c == "->":
+            continue
+        elif c in _OPEN:
+            depth += 1
+        elif c == sep:
+            if depth == 0:
+                parts.append(text[start : m.start()].strip())
+                start = pos
+        else:
+            depth -= 1
+    tail = text[start:].strip()
+    if tail:
+        parts.append(tail)
+    return parts
+
+
+_SPLIT_COMMA = re.compile(r'->|["<>()\[\]{},]')

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from .defs import DialectDef, OpDef, mesh_defs
 from .format import CompiledFormat, OpParts
 from .kinds import KINDS
-from .lexer import Cursor, ParseError
+from .lexer import Cursor, ParseError, split_top_level
 
 PUBLIC_SHARDING_TYPE = "!mesh.sharding"
 
@@ -260,32 +260,6 @@ def to_generic(text: str) -> tuple[str, SourceMap]:
 _GENERIC_OP = re.compile(r'"mesh\.(\w+)"\(([^)]*)\)')
 
 
-def _split_top_level(text: str, sep: str = ",") -> list[str]:
-    """Splits at ``sep`` outside brackets and strings."""
-    parts, depth, start, i, n = [], 0, 0, 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == '"':
-            i += 1
-            while i < n and text[i] != '"':
-                i += 2 if text[i] == "\\" else 1
-        elif c in "<([{":
-            depth += 1
-        elif c in ">)]}":
-            if c == ">" and i and text[i - 1] == "-":
-                pass
-            else:
-                depth -= 1
-        elif c == sep and depth == 0:
-            parts.append(text[start:i].strip())
-            start = i + 1
-        i += 1
-    tail = text[start:].strip()
-    if tail:
-        parts.append(tail)
-    return parts
-
-
 def _read_generic(fmt: CompiledFormat, text: str, pos: int) -> tuple[OpParts, int] | None:
     """Reads a printed generic mesh op from ``pos`` (after its operand list)."""
     op = fmt.opdef
@@ -295,19 +269,19 @@ def _read_generic(fmt: CompiledFormat, text: str, pos: int) -> tuple[OpParts, in
     cur.skip()
     type_start = cur.pos
     cur.balanced()
-    operand_types = _split_top_level(text[type_start + 1 : cur.pos - 1])
+    operand_types = split_top_level(text[type_start + 1 : cur.pos - 1])
     cur.expect("->")
     cur.skip()
     if text.startswith("(", cur.pos):
         rs = cur.pos
         cur.balanced()
-        result_types = _split_top_level(text[rs + 1 : cur.pos - 1])
+        result_types = split_top_level(text[rs + 1 : cur.pos - 1])
     else:
         result_types = [cur.type()]
     parts = OpParts()
     extras = []
     segments = None
-    for entry in _split_top_level(attr_text):
+    for entry in split_top_level(attr_text):
         name, eq, value = entry.partition("=")
         name, value = name.strip(), value.strip()
         a = op.attr_by_name.get(name)
