@@ -14,6 +14,6 @@ config.test_source_root = os.path.dirname(__file__)
 bindir = os.path.dirname(sys.executable)
 config.environment["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
 config.substitutions.append(("%python", sys.executable))
-config.substitutions.append(("%examples", os.path.join(config.test_source_root, "examples")))
+config.substitutions.append(("%examples", os.path.join(config.test_source_root, "examples")))  # shipped examples
 # PyPI's filecheck is installed as `filecheck`; tests may spell it as LLVM does.
 config.substitutions.append((r"\bFileCheck\b", "filecheck"))
