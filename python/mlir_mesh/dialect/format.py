@@ -19,12 +19,13 @@ and optional groups ``( ... $anchor^ ... )?``.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
 from .defs import OpDef
 from .kinds import KINDS, Kind
-from .lexer import Cursor, ParseError
+from .lexer import Cursor, ParseError, split_top_level
 
 
 @dataclass
@@ -53,6 +54,13 @@ class Element:
     def parse(self, cur: Cursor, op: "CompiledFormat", parts: OpParts) -> None:
         raise NotImplementedError
 
+    def pattern(self, op: "CompiledFormat", groups: list) -> str:
+        """A regex for this element (fast path); registers its capture groups."""
+        raise NotImplementedError
+
+    def take(self, m: re.Match, group: str, op: "CompiledFormat", parts: OpParts) -> None:
+        """Stores what capture ``group`` of a fast-path match holds."""
+
     def print(self, op: "CompiledFormat", parts: OpParts, out: list[str]) -> None:
         raise NotImplementedError
 
@@ -73,6 +81,10 @@ class Literal(Element):
     def first_literal(self):
         return self.text
 
+    def pattern(self, op, groups):
+        word = self.text[-1].isalnum() or self.text[-1] == "_"
+        return r"\s*" + re.escape(self.text) + (r"(?![\w$.])" if word else "")
+
 
 @dataclass
 class OperandRef(Element):
@@ -84,6 +96,13 @@ class OperandRef(Element):
 
     def print(self, op, parts, out):
         out.append(", ".join(parts.operands.get(self.name, ())))
+
+    def pattern(self, op, groups):
+        return r"\s*" + _capture(self, groups, SSA_RE)
+
+    def take(self, m, group, op, parts):
+        parts.operands[self.name] = [m.group(group)]
+        parts.offsets[("operand", self.name, 0)] = m.start(group)
 
 
 @dataclass
@@ -102,6 +121,13 @@ class AttrRef(Element):
         if self.kind.glue_next:
             out.append(_GLUE)
 
+    def pattern(self, op, groups):
+        return r"\s*" + _capture(self, groups, self.kind.pattern)
+
+    def take(self, m, group, op, parts):
+        parts.attrs[self.name] = self.kind.parse_text(m.group(group))
+        parts.offsets[("attr", self.name, 0)] = m.start(group)
+
 
 @dataclass
 class TypeOf(Element):
@@ -116,6 +142,14 @@ class TypeOf(Element):
 
     def print(self, op, parts, out):
         out.append(", ".join(parts.types.get(self.name, ())))
+
+    def pattern(self, op, groups):
+        types = TYPE_LIST_RE if op.is_variadic(self.name) else TYPE_RE
+        return r"\s*" + _capture(self, groups, types)
+
+    def take(self, m, group, op, parts):
+        parts.types[self.name] = split_top_level(m.group(group))
+        parts.offsets[("type", self.name, 0)] = m.start(group)
 
 
 class FunctionalType(Element):
@@ -144,6 +178,24 @@ class FunctionalType(Element):
         results = result_types[0] if len(result_types) == 1 else f"({', '.join(result_types)})"
         out.append(f"({', '.join(operand_types)}) -> {results}")
 
+    def pattern(self, op, groups):
+        base = f"f{len(groups)}"
+        groups.append((base + "_0", self))
+        operands = f"(?P<{base}_0>(?:{TYPE_LIST_RE})?)"
+        many = f"(?P<{base}_1>(?:{TYPE_LIST_RE})?)"
+        one = f"(?P<{base}_2>{TYPE_RE})"
+        return rf"\s*\(\s*{operands}\s*\)\s*->\s*(?:\(\s*{many}\s*\)|{one})"
+
+    def take(self, m, group, op, parts):
+        if group.endswith("_0"):  # the three groups arrive in order; act on the first
+            start = m.start(group) - 1
+            operand_types = split_top_level(m.group(group))
+            g = group[:-2]
+            many, one = m.group(g + "_1"), m.group(g + "_2")
+            result_types = [one] if one is not None else split_top_level(many or "")
+            _assign_types(op, op.opdef.operands, parts, operand_types, start, "operand")
+            _assign_types(op, op.opdef.results, parts, result_types, start, "result")
+
 
 def _assign_types(op, groups, parts, types, pos, what):
     counts = [len(parts.operands.get(g.name, ())) for g in groups] if what == "operand" else None
@@ -171,6 +223,15 @@ class AttrDict(Element):
         if parts.extra_attrs:
             out.append("{" + parts.extra_attrs + "}")
 
+    def pattern(self, op, groups):
+        # A dictionary the fast path cannot read must not be skipped silently.
+        return r"(?:\s*\{" + _capture(self, groups, r'[^{}"]*') + r"\})?(?!\s*\{)"
+
+    def take(self, m, group, op, parts):
+        if m.group(group) is not None and m.group(group).strip():
+            parts.extra_attrs = m.group(group).strip()
+            parts.offsets[("attr-dict", "", 0)] = m.start(group)
+
 
 @dataclass
 class DimensionList(Element):
@@ -185,6 +246,14 @@ class DimensionList(Element):
         if dims:
             out.append("x".join("?" if d is None else str(d) for d in dims))
 
+    def pattern(self, op, groups):
+        return r"\s*" + _capture(self, groups, r"(?:(?:\d+|\?)(?:x(?:\d+|\?))*)?")
+
+    def take(self, m, group, op, parts):
+        text = m.group(group)
+        parts.attrs[self.attr] = tuple(None if d == "?" else int(d) for d in text.split("x")) if text else ()
+        parts.offsets[("attr", self.attr, 0)] = m.start(group)
+
 
 @dataclass
 class DynamicIndexList(Element):
@@ -197,6 +266,15 @@ class DynamicIndexList(Element):
         parts.attrs[self.attr] = tuple(None if isinstance(e, str) else e for e in entries)
         parts.operands[self.operands] = [e for e in entries if isinstance(e, str)]
         parts.offsets[("operand", self.operands, 0)] = start
+
+    def pattern(self, op, groups):
+        return r"\s*" + _capture(self, groups, r"\[[^\]]*\]")
+
+    def take(self, m, group, op, parts):
+        entries = _index_list(m.group(group))
+        parts.attrs[self.attr] = tuple(None if isinstance(e, str) else e for e in entries)
+        parts.operands[self.operands] = [e for e in entries if isinstance(e, str)]
+        parts.offsets[("attr", self.attr, 0)] = parts.offsets[("operand", self.operands, 0)] = m.start(group)
 
     def print(self, op, parts, out):
         dynamic = iter(parts.operands.get(self.operands, ()))
@@ -229,8 +307,28 @@ class Group(Element):
         for el in self.elements:
             el.print(op, parts, out)
 
+    def pattern(self, op, groups):
+        return "(?:" + "".join(el.pattern(op, groups) for el in self.elements) + ")?"
+
 
 _GLUE = object()  # marker: no space before the next token
+
+SSA_RE = r"%(?:\d+|[A-Za-z_$.\-][\w$.\-]*)(?:#\d+)?"
+# A type with up to three levels of nested <...>, no strings or arrows: the
+# fast path; anything else falls back to the token-by-token parser.
+TYPE_RE = r"!?[A-Za-z_][\w$.]*(?:<(?:[^<>\"]|<(?:[^<>\"]|<[^<>\"]*>)*>)*>)?"
+TYPE_LIST_RE = rf"{TYPE_RE}(?:\s*,\s*{TYPE_RE})*"
+
+
+def _capture(el: Element, groups: list, pattern: str) -> str:
+    name = f"g{len(groups)}"
+    groups.append((name, el))
+    return f"(?P<{name}>{pattern})"
+
+
+@functools.lru_cache(maxsize=4096)
+def _index_list(text: str) -> tuple:
+    return tuple(Cursor(text).index_list())
 
 # ----------------------------------------------------------------- compilation
 
@@ -258,8 +356,38 @@ class CompiledFormat:
             len(elements) >= 2
             and elements[-2] == Literal(":")
             and isinstance(elements[-1], TypeOf)
-            and all(r.fixed_type for r in opdef.results)
+            and all(r.fixed_type and not r.variadic for r in opdef.results)
         )
+        self._compile_regex()
+
+    def _compile_regex(self) -> None:
+        groups: list = []
+        head = self.elements[:-2] if self._optional_tail else self.elements
+        body = "".join(el.pattern(self, groups) for el in head)
+        if self._optional_tail:
+            body += "(?:" + "".join(el.pattern(self, groups) for el in self.elements[-2:]) + r")?(?!\s*:)"
+        self._regex = re.compile(body)
+        self._groups = groups
+
+    def fast_parse(self, text: str, pos: int) -> tuple[OpParts, int] | None:
+        """Parses the common case with one regex match; None when it does not apply."""
+        m = self._regex.match(text, pos)
+        if m is None:
+            return None
+        parts = OpParts()
+        try:
+            for name, el in self._groups:
+                if m.group(name) is not None:
+                    el.take(m, name, self, parts)
+        except ParseError:
+            return None  # the token-by-token parser reports it with its position
+        self._fill_fixed_results(parts)
+        return parts, m.end()
+
+    def _fill_fixed_results(self, parts: OpParts) -> None:
+        for r in self.opdef.results:
+            if r.name not in parts.types and r.fixed_type:
+                parts.types[r.name] = [r.fixed_type]
 
     def is_variadic(self, name: str) -> bool:
         return name in self._variadic
@@ -323,9 +451,7 @@ class CompiledFormat:
             if self._optional_tail and i == len(elements) - 2 and not cur.peek(":"):
                 break
             el.parse(cur, self, parts)
-        for r in self.opdef.results:
-            if r.name not in parts.types and r.fixed_type:
-                parts.types[r.name] = [r.fixed_type]
+        self._fill_fixed_results(parts)
         return parts
 
     def print(self, parts: OpParts) -> str:

@@ -15,6 +15,7 @@ Dynamic entries (``?``) are ``None`` in Python and ``ShapedType::kDynamic``
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .._mlir import ir
@@ -60,17 +61,35 @@ def _symbol_text(name: str) -> str:
     return '@"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+@functools.lru_cache(maxsize=8192)
+def _parse_fragment(kind: "Kind", text: str):
+    cur = Cursor(text)
+    value = kind.parse(cur)
+    if cur.skip() != len(text):
+        raise ParseError(cur.pos, "unexpected text")
+    return value
+
+
 class Kind:
-    """Base of the attribute kinds; ``default`` is the value of an absent attribute."""
+    """Base of the attribute kinds; ``default`` is the value of an absent attribute.
+
+    ``pattern`` is a regex matching the custom spelling (the fast path of the
+    format interpreter); ``parse_text`` reads such a match.
+    """
 
     name = ""
     default = None
+    pattern = r"(?!)"
     #: The printer writes the next format element right after this one (``sum[1]``).
     glue_next = False
 
     def parse(self, cur: Cursor):
         """Parses the custom spelling at the cursor and returns the value."""
         raise NotImplementedError
+
+    def parse_text(self, text: str):
+        """The value of a complete custom spelling (cached: spellings repeat)."""
+        return _parse_fragment(self, text)
 
     def format(self, value) -> str:
         """The custom spelling of a value."""
@@ -100,6 +119,7 @@ class SymbolKind(Kind):
     """A flat symbol reference: ``@mesh0`` in both spellings, ``"mesh0"`` in Python."""
 
     name = "symbol"
+    pattern = r'@(?:[A-Za-z_$.\-][\w$.\-]*|"(?:[^"\\\n]|\\.)*")'
 
     def parse(self, cur):
         return cur.symbol()
@@ -144,6 +164,7 @@ class AxesKind(Kind):
 
     name = "axes"
     default = ()
+    pattern = r"\[[-\d,\s]*\]"
 
     def parse(self, cur):
         return tuple(cur.int_list())
@@ -169,6 +190,8 @@ class AxesKind(Kind):
 
 class IntKind(Kind):
     """An integer of a fixed type: ``1`` in the custom syntax, ``1 : index`` in the IR."""
+
+    pattern = r"-?(?:0x[0-9a-fA-F]+|\d+)"
 
     def __init__(self, name: str, type_name: str):
         self.name = name
@@ -198,6 +221,7 @@ class I64ArrayKind(Kind):
 
     name = "i64_array"
     default = ()
+    pattern = r"\[[-\d,\s?]*\]"
 
     def parse(self, cur):
         return tuple(cur.int_list(allow_dynamic=True))
@@ -228,6 +252,7 @@ class AxisArrayKind(Kind):
 
     name = "axis_array"
     default = ()
+    pattern = r"\[\s*\[[-\d,\s]*\](?:\s*,\s*\[[-\d,\s]*\])*\s*\]"
 
     def parse(self, cur):
         start = cur.pos
@@ -261,6 +286,7 @@ class ReductionKind(Kind):
 
     name = "reduction"
     default = "sum"
+    pattern = r"<\s*\w+\s*>|[A-Za-z_]\w*"
 
     def parse(self, cur):
         start = cur.pos
@@ -303,6 +329,7 @@ class UnitKind(Kind):
 
     name = "unit"
     default = False
+    pattern = ""
 
     def parse(self, cur):
         return True

@@ -233,9 +233,13 @@ def to_generic(text: str) -> tuple[str, SourceMap]:
         else:
             start = m.start("name")
             fmt = formats[m.group("name")[5:]]
-            cur = Cursor(text, m.end("name"))
-            parts = fmt.parse(cur)
-            end = cur.pos
+            fast = fmt.fast_parse(text, m.end("name"))
+            if fast is not None:
+                parts, end = fast
+            else:
+                cur = Cursor(text, m.end("name"))
+                parts = fmt.parse(cur)
+                end = cur.pos
             writer = GenericWriter(fmt.opdef, fmt, out_len + (start - last))
             replacement = writer.write(parts, start)
             anchors = writer.anchors
