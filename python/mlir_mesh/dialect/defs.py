@@ -52,7 +52,7 @@ class AttrDef:
     optional: bool
 
 
-@dataclass
+@dataclass(eq=False)
 class OpDef:
     """One op of the dialect as written in the TOML file."""
 

@@ -70,6 +70,16 @@ def _parse_fragment(kind: "Kind", text: str):
     return value
 
 
+@functools.lru_cache(maxsize=8192)
+def _to_generic(kind: "Kind", value) -> str:
+    return kind.to_generic(value)
+
+
+@functools.lru_cache(maxsize=8192)
+def _from_generic(kind: "Kind", text: str):
+    return kind.from_generic(text)
+
+
 class Kind:
     """Base of the attribute kinds; ``default`` is the value of an absent attribute.
 
@@ -86,6 +96,14 @@ class Kind:
     def parse(self, cur: Cursor):
         """Parses the custom spelling at the cursor and returns the value."""
         raise NotImplementedError
+
+    def to_generic_cached(self, value) -> str:
+        """``to_generic`` through a cache (values are hashable and repeat)."""
+        return _to_generic(self, value)
+
+    def from_generic_cached(self, text: str):
+        """``from_generic`` through a cache."""
+        return _from_generic(self, text)
 
     def parse_text(self, text: str):
         """The value of a complete custom spelling (cached: spellings repeat)."""

@@ -123,77 +123,87 @@ def _op_start_pattern() -> re.Pattern:
 
 
 class GenericWriter:
-    """Writes OpParts as one generic op, recording anchors for the source map."""
+    """Writes OpParts as one generic op, recording anchors for the source map.
+
+    An anchor ``(offset in the output, offset in the source, verbatim length)``
+    is kept for the op name, each operand group, each attribute, the extra
+    attributes and the types, so diagnostics inside the op map back exactly.
+    """
 
     def __init__(self, op: OpDef, fmt: CompiledFormat, out_offset: int):
         self.op = op
         self.fmt = fmt
-        self.chunks: list[str] = []
         self.anchors: list[tuple[int, int, int]] = []
         self.offset = out_offset
 
-    def emit(self, text: str, source: int | None = None, verbatim: bool = False):
-        if source is not None:
-            self.anchors.append((self.offset, source, len(text) if verbatim else 0))
-        self.chunks.append(text)
-        self.offset += len(text)
-
     def write(self, parts: OpParts, name_offset: int) -> str:
-        op, offsets = self.op, parts.offsets
-        self.emit(f'"{op.full_name}"', name_offset)
-        self.emit("(")
+        op, offsets, anchors = self.op, parts.offsets, self.anchors
+        pos = self.offset
+        text = f'"{op.full_name}"('
+        anchors.append((pos, name_offset, 0))
+        chunks = [text]
+        pos += len(text)
         first = True
         for o in op.operands:
-            for i, name in enumerate(parts.operands.get(o.name, ())):
-                if not first:
-                    self.emit(", ")
-                first = False
-                src = offsets.get(("operand", o.name, 0))
-                self.emit(name, src, verbatim=(not o.variadic))
-        self.emit(")")
+            names = parts.operands.get(o.name)
+            if not names:
+                continue
+            if not first:
+                chunks.append(", ")
+                pos += 2
+            first = False
+            group = ", ".join(names)
+            src = offsets.get(("operand", o.name, 0))
+            if src is not None:
+                anchors.append((pos, src, 0 if o.variadic else len(group)))
+            chunks.append(group)
+            pos += len(group)
+        chunks.append(")")
+        pos += 1
         entries = []
         for a in op.attributes:
             if a.name in parts.attrs:
-                kind = KINDS[a.kind]
                 value = parts.attrs[a.name]
                 if a.kind == "unit":
                     if value:
-                        entries.append((a.name, None, offsets.get(("attr", a.name, 0))))
+                        entries.append((a.name, offsets.get(("attr", a.name, 0))))
                     continue
-                entries.append((a.name, kind.to_generic(value), offsets.get(("attr", a.name, 0))))
+                entries.append((f"{a.name} = {KINDS[a.kind].to_generic_cached(value)}", offsets.get(("attr", a.name, 0))))
         if op.variadic_operand_groups > 1:
             sizes = ", ".join(str(len(parts.operands.get(o.name, ()))) for o in op.operands)
-            entries.append(("operandSegmentSizes", f"array<i32: {sizes}>", None))
-        if entries or parts.extra_attrs:
-            self.emit(" {")
-            for i, (name, value, src) in enumerate(entries):
+            entries.append((f"operandSegmentSizes = array<i32: {sizes}>", None))
+        if parts.extra_attrs:
+            entries.append((parts.extra_attrs, offsets.get(("attr-dict", "", 0)), True))
+        if entries:
+            chunks.append(" {")
+            pos += 2
+            for i, entry in enumerate(entries):
                 if i:
-                    self.emit(", ")
-                self.emit(name if value is None else f"{name} = {value}", src)
-            if parts.extra_attrs:
-                if entries:
-                    self.emit(", ")
-                self.emit(parts.extra_attrs, offsets.get(("attr-dict", "", 0)), verbatim=True)
-            self.emit("}")
-        self.emit(" : (")
-        first = True
-        for o in op.operands:
-            for t in self._types_of(o, parts):
-                if not first:
-                    self.emit(", ")
-                first = False
-                self.emit(_internal_types(t), offsets.get(("type", o.name, 0)))
-        self.emit(") -> ")
-        results = [(r, t) for r in op.results for t in self._types_of(r, parts)]
-        if len(results) != 1:
-            self.emit("(")
-        for i, (r, t) in enumerate(results):
-            if i:
-                self.emit(", ")
-            self.emit(_internal_types(t), offsets.get(("type", r.name, 0)))
-        if len(results) != 1:
-            self.emit(")")
-        return "".join(self.chunks)
+                    chunks.append(", ")
+                    pos += 2
+                if entry[1] is not None:
+                    anchors.append((pos, entry[1], len(entry[0]) if len(entry) > 2 else 0))
+                chunks.append(entry[0])
+                pos += len(entry[0])
+            chunks.append("}")
+            pos += 1
+        operand_types = ", ".join(_internal_types(t) for o in op.operands for t in self._types_of(o, parts))
+        chunks.append(" : (")
+        pos += 4
+        type_src = offsets.get(("type", op.operands[0].name, 0)) if op.operands else None
+        if type_src is not None:
+            anchors.append((pos, type_src, 0))
+        chunks.append(operand_types)
+        pos += len(operand_types)
+        results = [_internal_types(t) for r in op.results for t in self._types_of(r, parts)]
+        result_text = results[0] if len(results) == 1 else "(" + ", ".join(results) + ")"
+        chunks.append(") -> ")
+        pos += 5
+        type_src = offsets.get(("type", op.results[0].name, 0)) if op.results else None
+        if type_src is not None:
+            anchors.append((pos, type_src, 0))
+        chunks.append(result_text)
+        return "".join(chunks)
 
     def _types_of(self, value, parts: OpParts) -> list[str]:
         if value.name in parts.types:
@@ -264,9 +274,27 @@ def to_generic(text: str) -> tuple[str, SourceMap]:
 _GENERIC_OP = re.compile(r'"mesh\.(\w+)"\(([^)]*)\)')
 
 
-def _read_generic(fmt: CompiledFormat, text: str, pos: int) -> tuple[OpParts, int] | None:
-    """Reads a printed generic mesh op from ``pos`` (after its operand list)."""
-    op = fmt.opdef
+# MLIR prints a generic op without regions on one line, in this shape.
+_GENERIC_TAIL = re.compile(
+    r'(?: \{(?P<attrs>(?:[^{}"\n]|"(?:[^"\\\n]|\\.)*")*)\})? : '
+    r"\((?P<operands>[^()\n]*)\) -> (?P<results>\([^()\n]*\)|[^()\s]+)(?=\s|$)"
+)
+
+
+def _read_generic(fmt: CompiledFormat, text: str, pos: int):
+    """Reads a printed generic mesh op from ``pos`` (after its operand list).
+
+    Returns (parts, operand types, result types, segment sizes, end).
+    """
+    m = _GENERIC_TAIL.match(text, pos)
+    if m is not None:
+        results = m.group("results")
+        result_types = split_top_level(results[1:-1]) if results.startswith("(") else [results]
+        return _generic_parts(fmt, m.group("attrs") or "", split_top_level(m.group("operands")), result_types, m.end())
+    return _read_generic_slow(fmt, text, pos)
+
+
+def _read_generic_slow(fmt: CompiledFormat, text: str, pos: int):
     cur = Cursor(text, pos)
     attr_text = cur.attr_dict() or ""
     cur.expect(":")
@@ -282,21 +310,25 @@ def _read_generic(fmt: CompiledFormat, text: str, pos: int) -> tuple[OpParts, in
         result_types = split_top_level(text[rs + 1 : cur.pos - 1])
     else:
         result_types = [cur.type()]
+    return _generic_parts(fmt, attr_text, operand_types, result_types, cur.pos)
+
+
+def _generic_parts(fmt: CompiledFormat, attr_text: str, operand_types, result_types, end):
+    op = fmt.opdef
     parts = OpParts()
     extras = []
     segments = None
     for entry in split_top_level(attr_text):
-        name, eq, value = entry.partition("=")
-        name, value = name.strip(), value.strip()
+        name, eq, value = entry.partition(" = ")
         a = op.attr_by_name.get(name)
         if name == "operandSegmentSizes":
             segments = [int(x) for x in value.split(":", 1)[1].rstrip(">").split(",")]
         elif a is not None and (eq or a.kind == "unit"):
-            parts.attrs[name] = KINDS[a.kind].from_generic(value if eq else "unit")
+            parts.attrs[name] = KINDS[a.kind].from_generic_cached(value if eq else "unit")
         else:
             extras.append(entry)
     parts.extra_attrs = ", ".join(extras)
-    return parts, operand_types, result_types, segments, cur.pos
+    return parts, operand_types, result_types, segments, end
 
 
 def _assign(groups, values, segments):

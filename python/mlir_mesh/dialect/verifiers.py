@@ -11,7 +11,9 @@ the ``mesh`` symbol naming a ``mesh.mesh``, and dynamic index lists whose
 
 from __future__ import annotations
 
+import functools
 import math
+from dataclasses import dataclass
 from typing import Callable
 
 from .._mlir import ir
@@ -25,36 +27,44 @@ class VerifyError(Exception):
 
 
 class OpView:
-    """What the rules see of one op: its attributes as Python values, its mesh."""
+    """What the rules see of one op: attribute values (read once), operand groups, its mesh."""
 
-    __slots__ = ("op", "opdef", "fmt", "_attrs", "_mesh_shape")
+    __slots__ = ("op", "opdef", "fmt", "_attrs", "_values", "_groups", "_mesh_shape")
 
     def __init__(self, op: ir.OpView, opdef: OpDef, fmt):
         self.op = op
         self.opdef = opdef
         self.fmt = fmt
         self._attrs = op.operation.attributes
+        self._values: dict[str, object] = {}
+        self._groups: dict[str, list[ir.Value]] | None = None
         self._mesh_shape = False
 
     def attr(self, name: str):
         """The Python value of an attribute, or its kind's default when absent."""
+        if name in self._values:
+            return self._values[name]
         kind = KINDS[self.opdef.attr_by_name[name].kind]
-        if name in self._attrs:
-            return kind.from_attr(self._attrs[name])
-        return kind.default
+        attrs = self._attrs
+        value = kind.from_generic_cached(str(attrs[name])) if name in attrs else kind.default
+        self._values[name] = value
+        return value
 
     def has(self, name: str) -> bool:
         return name in self._attrs
 
+    def group(self, name: str) -> list[ir.Value]:
+        """The operands of group ``name``."""
+        if self._groups is None:
+            self._groups = operand_groups(self.op.operation, self.opdef)
+        return self._groups[name]
+
     def value(self, name: str) -> ir.Value:
         """The single operand or result called ``name``."""
-        for i, o in enumerate(self.opdef.operands):
-            if o.name == name:
-                return self.op.operation.operands[i]
-        for i, r in enumerate(self.opdef.results):
+        for r_index, r in enumerate(self.opdef.results):
             if r.name == name:
-                return self.op.operation.results[i]
-        raise KeyError(name)
+                return self.op.operation.results[r_index]
+        return self.group(name)[0]
 
     @property
     def mesh_shape(self) -> tuple[int | None, ...] | None:
@@ -410,52 +420,72 @@ _ATTR_CLASSES = {
 }
 
 
-def _check_structure(v: OpView) -> None:
-    op, opdef = v.op.operation, v.opdef
-    attrs = op.attributes
-    for a in opdef.attributes:
+@dataclass(frozen=True)
+class _Plan:
+    """What to check for one op, worked out once from its definition."""
+
+    attributes: tuple
+    operand_checks: tuple
+    dynamic_lists: tuple
+    rules: tuple
+    has_mesh: bool
+
+
+@functools.cache
+def _plan(opdef: OpDef, fmt) -> _Plan:
+    attributes = tuple((a, KINDS[a.kind], _ATTR_CLASSES.get(a.kind)) for a in opdef.attributes)
+    operand_checks = tuple(
+        (o.name, o.kind) for o in opdef.operands if o.kind in ("nonzero_ranked_tensor", "shaped", "i64")
+    )
+    rules = []
+    for spec in opdef.verify:
+        name, *args = spec.split(":")
+        rules.append((RULES[name], tuple(args)))
+    return _Plan(attributes, operand_checks, tuple(_dynamic_index_lists(fmt)), tuple(rules), "mesh" in opdef.attr_by_name)
+
+
+def _check_structure(v: OpView, plan: _Plan) -> None:
+    attrs = v._attrs
+    for a, kind, cls in plan.attributes:
         if a.name not in attrs:
             if not a.optional:
                 raise VerifyError(f"requires attribute '{a.name}'")
             continue
         attr = attrs[a.name]
-        cls = _ATTR_CLASSES.get(a.kind)
         ok = True
         if cls is not None:
             ok = isinstance(attr, cls)
             if ok and a.kind in ("index", "i64"):
-                t = ir.IntegerAttr(attr).type
-                ok = (a.kind == "index") == isinstance(t, ir.IndexType) and (
-                    a.kind == "index" or ir.IntegerType(t).width == 64
-                )
-        else:
+                t = attr.type
+                ok = isinstance(t, ir.IndexType) if a.kind == "index" else _is_i64(t)
+        if ok and a.kind not in ("symbol", "sym_name", "unit", "index", "i64"):
             try:
-                KINDS[a.kind].from_attr(attr)
+                value = v.attr(a.name)
             except (ValueError, TypeError):
                 ok = False
+            else:
+                if a.kind in ("reduction", "partial_kind") and value not in REDUCTION_KINDS:
+                    raise VerifyError(f"attribute '{a.name}' has unknown reduction kind '{value}'")
         if not ok:
             raise VerifyError(f"attribute '{a.name}' is not a valid {a.kind.replace('_', ' ')} attribute: {attr}")
-        if a.kind in ("reduction", "partial_kind"):
-            kind = KINDS[a.kind].from_attr(attr)
-            if kind not in REDUCTION_KINDS:
-                raise VerifyError(f"attribute '{a.name}' has unknown reduction kind '{kind}'")
-    for o, value in zip(opdef.operands, _grouped_operands(v)):
-        for val in value:
-            if o.kind == "nonzero_ranked_tensor" or o.kind == "shaped":
+    for name, kind in plan.operand_checks:
+        for val in v.group(name):
+            if kind == "i64":
+                if not _is_i64(val.type):
+                    raise VerifyError(f"operand '{name}' must be i64, got {val.type}")
+            else:
                 shape = shape_of(val)
                 if shape is not None and len(shape) == 0:
-                    raise VerifyError(f"operand '{o.name}' must have rank > 0")
-            elif o.kind == "i64" and not _is_i64(val.type):
-                raise VerifyError(f"operand '{o.name}' must be i64, got {val.type}")
-    for el in _dynamic_index_lists(v.fmt):
+                    raise VerifyError(f"operand '{name}' must have rank > 0")
+    for el in plan.dynamic_lists:
         static = v.attr(el.attr)
-        dynamic = len(_group(v, el.operands))
-        if sum(1 for s in static if s is None) != dynamic:
+        dynamic = len(v.group(el.operands))
+        wanted = sum(1 for s in static if s is None)
+        if wanted != dynamic:
             raise VerifyError(
-                f"'{el.attr}' has {sum(1 for s in static if s is None)} dynamic entries "
-                f"but {dynamic} '{el.operands}' operands"
+                f"'{el.attr}' has {wanted} dynamic entries but {dynamic} '{el.operands}' operands"
             )
-    if "mesh" in opdef.attr_by_name and v.mesh_shape is None:
+    if plan.has_mesh and v.mesh_shape is None:
         raise VerifyError(f"symbol '@{v.attr('mesh')}' does not name a 'mesh.mesh' op")
 
 
@@ -474,38 +504,34 @@ def _dynamic_index_lists(fmt):
     return list(walk(fmt.elements))
 
 
-def _grouped_operands(v: OpView) -> list[list[ir.Value]]:
-    return [_group(v, o.name) for o in v.opdef.operands]
-
-
-def _group(v: OpView, name: str) -> list[ir.Value]:
-    return operand_group(v.op.operation, v.opdef, name)
-
-
-def operand_group(op: ir.Operation, opdef: OpDef, name: str) -> list[ir.Value]:
-    """The operands of group ``name`` (segment sizes read when there are several variadics)."""
+def operand_groups(op: ir.Operation, opdef: OpDef) -> dict[str, list[ir.Value]]:
+    """Every operand group of ``op`` by name (segment sizes read when there are several variadics)."""
     operands = list(op.operands)
     if opdef.variadic_operand_groups > 1:
         sizes = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
     else:
         fixed = sum(1 for o in opdef.operands if not o.variadic)
         sizes = [len(operands) - fixed if o.variadic else 1 for o in opdef.operands]
-    i = 0
+    out, i = {}, 0
     for o, n in zip(opdef.operands, sizes):
-        if o.name == name:
-            return operands[i : i + n]
+        out[o.name] = operands[i : i + n]
         i += n
-    raise KeyError(name)
+    return out
+
+
+def operand_group(op: ir.Operation, opdef: OpDef, name: str) -> list[ir.Value]:
+    """The operands of group ``name``."""
+    return operand_groups(op, opdef)[name]
 
 
 def verify(op: ir.OpView, opdef: OpDef, fmt) -> bool:
     """Runs every check of ``op``; emits an error at its location and returns False on failure."""
     v = OpView(op, opdef, fmt)
+    plan = _plan(opdef, fmt)
     try:
-        _check_structure(v)
-        for spec in opdef.verify:
-            name, *args = spec.split(":")
-            RULES[name](v, *args)
+        _check_structure(v, plan)
+        for rule_fn, args in plan.rules:
+            rule_fn(v, *args)
     except VerifyError as e:
         op.location.emit_error(f"'{opdef.full_name}' op {e}")
         return False
