@@ -301,14 +301,28 @@ def same_shape(v: OpView) -> None:
         )
 
 
+def _check_multiplied(src, dst, axis: int, g: int | None) -> None:
+    """Result dimension ``axis`` holds the group's pieces side by side."""
+    if g is not None and src[axis] is not None:
+        _expect_size(axis, dst[axis], src[axis] * g, f"{src[axis]} x group size {g}")
+
+
+def _check_divided(src, dst, axis: int, g: int | None) -> None:
+    """Input dimension ``axis`` splits evenly over the group into the result's."""
+    if g is not None and src[axis] is not None:
+        if g == 0 or src[axis] % g:
+            raise VerifyError(
+                f"input dimension {axis} of size {src[axis]} is not divisible by the group size {g}"
+            )
+        _expect_size(axis, dst[axis], src[axis] // g, f"{src[axis]} / group size {g}")
+
+
 @rule
 def concat_shape(v: OpView, name: str) -> None:
     src, dst = _shapes(v)
     axis = _axis_attr(v, name, len(src))
     _check_other_dims(src, dst, {axis})
-    g = v.group_size(v.attr("mesh_axes"))
-    if g is not None and src[axis] is not None:
-        _expect_size(axis, dst[axis], src[axis] * g, f"{src[axis]} x group size {g}")
+    _check_multiplied(src, dst, axis, v.group_size(v.attr("mesh_axes")))
 
 
 @rule
@@ -316,13 +330,7 @@ def split_shape(v: OpView, name: str) -> None:
     src, dst = _shapes(v)
     axis = _axis_attr(v, name, len(src))
     _check_other_dims(src, dst, {axis})
-    g = v.group_size(v.attr("mesh_axes"))
-    if g is not None and src[axis] is not None:
-        if g == 0 or src[axis] % g:
-            raise VerifyError(
-                f"input dimension {axis} of size {src[axis]} is not divisible by the group size {g}"
-            )
-        _expect_size(axis, dst[axis], src[axis] // g, f"{src[axis]} / group size {g}")
+    _check_divided(src, dst, axis, v.group_size(v.attr("mesh_axes")))
 
 
 @rule
@@ -335,14 +343,8 @@ def all_to_all_shape(v: OpView) -> None:
     if g is None or split == concat:
         _check_other_dims(src, dst, set())
         return
-    if src[split] is not None:
-        if g == 0 or src[split] % g:
-            raise VerifyError(
-                f"input dimension {split} of size {src[split]} is not divisible by the group size {g}"
-            )
-        _expect_size(split, dst[split], src[split] // g, f"{src[split]} / group size {g}")
-    if src[concat] is not None:
-        _expect_size(concat, dst[concat], src[concat] * g, f"{src[concat]} x group size {g}")
+    _check_divided(src, dst, split, g)
+    _check_multiplied(src, dst, concat, g)
 
 
 @rule
