@@ -70,6 +70,11 @@ def _parse_fragment(kind: "Kind", text: str):
     return value
 
 
+_MISSING = object()
+_ATTR_CACHE: dict[str, dict] = {}
+_ATTR_CACHE_SIZE = 4096
+
+
 @functools.lru_cache(maxsize=8192)
 def _to_generic(kind: "Kind", value) -> str:
     return kind.to_generic(value)
@@ -131,6 +136,22 @@ class Kind:
     def from_attr(self, attr: ir.Attribute):
         """The value held by an MLIR attribute of this kind."""
         return self.from_generic(str(attr))
+
+    def value_of(self, attr: ir.Attribute):
+        """``from_attr`` through a cache keyed on the attribute.
+
+        MLIR uniques attributes and the bindings hash and compare them by
+        their storage, so equal attributes hit the same entry.  Reading a
+        dense array or printing an attribute through the bindings costs
+        around 10 us; a hit costs a dictionary lookup.
+        """
+        cache = _ATTR_CACHE.setdefault(self.name, {})
+        value = cache.get(attr, _MISSING)
+        if value is _MISSING:
+            if len(cache) >= _ATTR_CACHE_SIZE:
+                cache.clear()
+            value = cache[attr] = self.from_attr(attr)
+        return value
 
 
 class SymbolKind(Kind):
@@ -297,6 +318,13 @@ class AxisArrayKind(Kind):
         if not text.startswith("#mesh.axisarray<["):
             raise ValueError(f"expected a #mesh.axisarray attribute, got {text}")
         return tuple(_ints(m.group(1)) for m in _SUB_ARRAY.finditer(text))
+
+    def from_attr(self, attr):
+        try:
+            groups = ir.ArrayAttr(ir.DynamicAttr(attr).params[0])
+            return tuple(tuple(ir.DenseI16ArrayAttr(g)) for g in groups)
+        except (ValueError, TypeError, AttributeError, IndexError):
+            return self.from_generic(str(attr))
 
 
 class ReductionKind(Kind):

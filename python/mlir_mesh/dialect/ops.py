@@ -133,7 +133,7 @@ def _add_accessors(cls, opdef: OpDef, dynamic: dict[str, DynamicIndexList]) -> N
 
         def get(self, name=a.name, kind=kind):
             attrs = self.operation.attributes
-            return kind.from_attr(attrs[name]) if name in attrs else kind.default
+            return kind.value_of(attrs[name]) if name in attrs else kind.default
 
         setattr(cls, a.name, property(get, doc=f"``{a.name}`` as a Python value ({a.kind})."))
 
@@ -156,7 +156,7 @@ def _add_accessors(cls, opdef: OpDef, dynamic: dict[str, DynamicIndexList]) -> N
 
         def mixed(self, el=el, kind=kind):
             attrs = self.operation.attributes
-            static = kind.from_attr(attrs[el.attr]) if el.attr in attrs else ()
+            static = kind.value_of(attrs[el.attr]) if el.attr in attrs else ()
             values = iter(verifiers.operand_group(self.operation, opdef, el.operands))
             return tuple(next(values) if s is None else s for s in static)
 

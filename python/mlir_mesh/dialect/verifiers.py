@@ -46,7 +46,7 @@ class OpView:
             return self._values[name]
         kind = KINDS[self.opdef.attr_by_name[name].kind]
         attrs = self._attrs
-        value = kind.from_generic_cached(str(attrs[name])) if name in attrs else kind.default
+        value = kind.value_of(attrs[name]) if name in attrs else kind.default
         self._values[name] = value
         return value
 
@@ -108,12 +108,28 @@ def mesh_shape_of(mesh: ir.Operation) -> tuple[int | None, ...]:
     attrs = mesh.attributes
     if "shape" not in attrs or not isinstance(attrs["shape"], ir.DenseI64ArrayAttr):
         return ()
-    return tuple(None if d == DYNAMIC else d for d in ir.DenseI64ArrayAttr(attrs["shape"]))
+    return KINDS["i64_array"].value_of(attrs["shape"])
+
+
+_SHAPES: dict[ir.Type, tuple | None] = {}
 
 
 def shape_of(value: ir.Value) -> tuple[int | None, ...] | None:
-    """The shape of a ranked tensor or memref value, None entries dynamic."""
+    """The shape of a ranked tensor or memref value, None entries dynamic.
+
+    Cached on the type: MLIR uniques types and the bindings hash them by
+    storage, and reading a shape through the bindings is slow.
+    """
     t = value.type
+    shape = _SHAPES.get(t, _SHAPES)
+    if shape is _SHAPES:
+        if len(_SHAPES) >= 4096:
+            _SHAPES.clear()
+        shape = _SHAPES[t] = _read_shape(t)
+    return shape
+
+
+def _read_shape(t: ir.Type) -> tuple[int | None, ...] | None:
     if not isinstance(t, (ir.RankedTensorType, ir.MemRefType)):
         try:
             t = ir.RankedTensorType(t)
@@ -381,7 +397,7 @@ def shard(v: OpView) -> None:
     sharding = v.value("sharding").owner
     if not isinstance(sharding, ir.OpView) or sharding.operation.name != "mesh.sharding":
         return
-    split = KINDS["axis_array"].from_attr(sharding.operation.attributes["split_axes"])
+    split = KINDS["axis_array"].value_of(sharding.operation.attributes["split_axes"])
     shape = shape_of(v.value("src"))
     if len(split) > len(shape):
         raise VerifyError(
