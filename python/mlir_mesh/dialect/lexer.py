@@ -233,10 +233,30 @@ def balanced_end(text: str, pos: int) -> int:
             return -1
 
 
+def _closed(piece: str) -> bool:
+    arrows = piece.count("->")
+    return (
+        piece.count("<") == piece.count(">") - arrows
+        and piece.count("(") == piece.count(")")
+        and piece.count("[") == piece.count("]")
+        and piece.count("{") == piece.count("}")
+    )
+
+
 def split_top_level(text: str, sep: str = ",") -> list[str]:
     """Splits ``text`` at ``sep`` outside brackets and strings; parts are stripped."""
     if sep not in text:
         return [text.strip()] if text.strip() else []
+    if '"' not in text:
+        # Split everywhere, then glue pieces back until their brackets close.
+        out, pending = [], None
+        for piece in text.split(sep):
+            pending = piece if pending is None else pending + sep + piece
+            if _closed(pending):
+                out.append(pending.strip())
+                pending = None
+        if pending is None:
+            return [p for p in out if p]
     parts, depth, start, pos = [], 0, 0, 0
     pattern = _SPLIT_COMMA if sep == "," else re.compile(r'->|["<>()\[\]{}' + re.escape(sep) + "]")
     while True:
