@@ -59,7 +59,6 @@ def parse_with_map(text: str, source_name: str = "-", context: ir.Context | None
             if not any(_TOP_LEVEL_COUNT.search(d.message) for d in e.error_diagnostics):
                 raise _diagnostic_error(e, smap, source_name) from None
     wrapped = _MODULE_PREFIX + generic + "\n}"
-    smap.translated = generic
     shifted = _Shifted(smap, len(_MODULE_PREFIX))
     try:
         op = ir.Operation.parse(wrapped, source_name=source_name, context=ctx)

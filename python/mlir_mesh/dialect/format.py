@@ -359,6 +359,7 @@ class CompiledFormat:
             and all(r.fixed_type and not r.variadic for r in opdef.results)
         )
         self._compile_regex()
+        self.dynamic_index_lists = tuple(_find(elements, DynamicIndexList))
 
     def _compile_regex(self) -> None:
         groups: list = []
@@ -460,6 +461,15 @@ class CompiledFormat:
         for el in self.elements:
             el.print(self, parts, out)
         return _join(out)
+
+
+def _find(elements: list[Element], cls: type):
+    """The elements of type ``cls``, optional groups included, in format order."""
+    for el in elements:
+        if isinstance(el, cls):
+            yield el
+        elif isinstance(el, Group):
+            yield from _find(el.elements, cls)
 
 
 _NO_SPACE_BEFORE = {")", "]", ",", "("}

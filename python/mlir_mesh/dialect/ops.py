@@ -19,7 +19,7 @@ from typing import Any, Sequence
 from .._mlir import ext, ir
 from . import verifiers
 from .defs import OpDef, mesh_defs
-from .format import DynamicIndexList, Group
+from .format import DynamicIndexList
 from .kinds import KINDS
 from .syntax import compiled_formats
 
@@ -77,17 +77,7 @@ def _builder_name(attr: str) -> str:
 
 def _dynamic_lists(fmt) -> dict[str, DynamicIndexList]:
     """The dynamic index lists of a format, by builder parameter name."""
-    out = {}
-
-    def walk(elements):
-        for el in elements:
-            if isinstance(el, DynamicIndexList):
-                out[_builder_name(el.attr)] = el
-            elif isinstance(el, Group):
-                walk(el.elements)
-
-    walk(fmt.elements)
-    return out
+    return {_builder_name(el.attr): el for el in fmt.dynamic_index_lists}
 
 
 def _annotations(opdef: OpDef) -> dict[str, Any]:

@@ -130,9 +130,8 @@ class GenericWriter:
     attributes and the types, so diagnostics inside the op map back exactly.
     """
 
-    def __init__(self, op: OpDef, fmt: CompiledFormat, out_offset: int):
+    def __init__(self, op: OpDef, out_offset: int):
         self.op = op
-        self.fmt = fmt
         self.anchors: list[tuple[int, int, int]] = []
         self.offset = out_offset
 
@@ -188,21 +187,16 @@ class GenericWriter:
             chunks.append("}")
             pos += 1
         operand_types = ", ".join(_internal_types(t) for o in op.operands for t in self._types_of(o, parts))
-        chunks.append(" : (")
-        pos += 4
-        type_src = offsets.get(("type", op.operands[0].name, 0)) if op.operands else None
-        if type_src is not None:
-            anchors.append((pos, type_src, 0))
-        chunks.append(operand_types)
-        pos += len(operand_types)
         results = [_internal_types(t) for r in op.results for t in self._types_of(r, parts)]
         result_text = results[0] if len(results) == 1 else "(" + ", ".join(results) + ")"
-        chunks.append(") -> ")
-        pos += 5
-        type_src = offsets.get(("type", op.results[0].name, 0)) if op.results else None
-        if type_src is not None:
-            anchors.append((pos, type_src, 0))
-        chunks.append(result_text)
+        for lead, types, values in ((" : (", operand_types, op.operands), (") -> ", result_text, op.results)):
+            chunks.append(lead)
+            pos += len(lead)
+            type_src = offsets.get(("type", values[0].name, 0)) if values else None
+            if type_src is not None:
+                anchors.append((pos, type_src, 0))
+            chunks.append(types)
+            pos += len(types)
         return "".join(chunks)
 
     def _types_of(self, value, parts: OpParts) -> list[str]:
@@ -250,7 +244,7 @@ def to_generic(text: str) -> tuple[str, SourceMap]:
                 cur = Cursor(text, m.end("name"))
                 parts = fmt.parse(cur)
                 end = cur.pos
-            writer = GenericWriter(fmt.opdef, fmt, out_len + (start - last))
+            writer = GenericWriter(fmt.opdef, out_len + (start - last))
             replacement = writer.write(parts, start)
             anchors = writer.anchors
             # Keep the line count: later ops keep their line numbers.

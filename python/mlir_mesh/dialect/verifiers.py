@@ -18,7 +18,6 @@ from typing import Callable
 
 from .._mlir import ir
 from .defs import OpDef
-from .format import DynamicIndexList, Group
 from .kinds import DYNAMIC, KINDS, REDUCTION_KINDS
 
 
@@ -29,12 +28,11 @@ class VerifyError(Exception):
 class OpView:
     """What the rules see of one op: attribute values (read once), operand groups, its mesh."""
 
-    __slots__ = ("op", "opdef", "fmt", "_attrs", "_values", "_groups", "_mesh_shape")
+    __slots__ = ("op", "opdef", "_attrs", "_values", "_groups", "_mesh_shape")
 
-    def __init__(self, op: ir.OpView, opdef: OpDef, fmt):
+    def __init__(self, op: ir.OpView, opdef: OpDef):
         self.op = op
         self.opdef = opdef
-        self.fmt = fmt
         self._attrs = op.operation.attributes
         self._values: dict[str, object] = {}
         self._groups: dict[str, list[ir.Value]] | None = None
@@ -459,7 +457,7 @@ def _plan(opdef: OpDef, fmt) -> _Plan:
     for spec in opdef.verify:
         name, *args = spec.split(":")
         rules.append((RULES[name], tuple(args)))
-    return _Plan(attributes, operand_checks, tuple(_dynamic_index_lists(fmt)), tuple(rules), "mesh" in opdef.attr_by_name)
+    return _Plan(attributes, operand_checks, fmt.dynamic_index_lists, tuple(rules), "mesh" in opdef.attr_by_name)
 
 
 def _check_structure(v: OpView, plan: _Plan) -> None:
@@ -511,17 +509,6 @@ def _is_i64(t: ir.Type) -> bool:
     return isinstance(t, ir.IntegerType) and t.width == 64 and t.is_signless
 
 
-def _dynamic_index_lists(fmt):
-    def walk(elements):
-        for el in elements:
-            if isinstance(el, DynamicIndexList):
-                yield el
-            elif isinstance(el, Group):
-                yield from walk(el.elements)
-
-    return list(walk(fmt.elements))
-
-
 def operand_groups(op: ir.Operation, opdef: OpDef) -> dict[str, list[ir.Value]]:
     """Every operand group of ``op`` by name (segment sizes read when there are several variadics)."""
     operands = list(op.operands)
@@ -544,7 +531,7 @@ def operand_group(op: ir.Operation, opdef: OpDef, name: str) -> list[ir.Value]:
 
 def verify(op: ir.OpView, opdef: OpDef, fmt) -> bool:
     """Runs every check of ``op``; emits an error at its location and returns False on failure."""
-    v = OpView(op, opdef, fmt)
+    v = OpView(op, opdef)
     plan = _plan(opdef, fmt)
     try:
         _check_structure(v, plan)
