@@ -85,6 +85,10 @@ def _from_generic(kind: "Kind", text: str):
     return kind.from_generic(text)
 
 
+#: Marks an open dimension (``?``) at the end of a split-axes sub-array.
+OPEN_AXIS = -1
+
+
 class Kind:
     """Base of the attribute kinds; ``default`` is the value of an absent attribute.
 
@@ -287,11 +291,17 @@ class I64ArrayKind(Kind):
 
 
 class AxisArrayKind(Kind):
-    """Split axes per tensor dimension: ``[[0], [1, 2]]``, ``#mesh.axisarray<[...]>`` in the IR."""
+    """Split axes per tensor dimension: ``[[0], [1, 2]]``, ``#mesh.axisarray<[...]>`` in the IR.
+
+    A sub-array may end with ``?`` (``[0, ?]``, ``[?]``): the dimension is
+    *open*, sharding propagation may split it along more axes (spec 002's
+    open dimension shardings).  The IR and the Python value hold it as the
+    axis :data:`OPEN_AXIS` (-1) at the end of the sub-array.
+    """
 
     name = "axis_array"
     default = ()
-    pattern = r"\[\s*\[[-\d,\s]*\](?:\s*,\s*\[[-\d,\s]*\])*\s*\]"
+    pattern = r"\[\s*\[[-\d,\s?]*\](?:\s*,\s*\[[-\d,\s?]*\])*\s*\]"
 
     def parse(self, cur):
         start = cur.pos
@@ -299,7 +309,10 @@ class AxisArrayKind(Kind):
         groups = []
         if not cur.accept("]"):
             while True:
-                groups.append(tuple(cur.int_list()))
+                group = cur.int_list(allow_dynamic=True)
+                if None in group[:-1]:
+                    raise ParseError(start, "'?' (an open dimension) must be the last entry of its sub-array")
+                groups.append(tuple(OPEN_AXIS if a is None else a for a in group))
                 if cur.accept("]"):
                     break
                 cur.expect(",")
@@ -308,7 +321,7 @@ class AxisArrayKind(Kind):
         return tuple(groups)
 
     def format(self, value):
-        return "[" + ", ".join("[" + ", ".join(map(str, g)) + "]" for g in value) + "]"
+        return "[" + ", ".join("[" + ", ".join("?" if a == OPEN_AXIS else str(a) for a in g) + "]" for g in value) + "]"
 
     def to_generic(self, value):
         inner = ", ".join(_i16_array(g) for g in value)

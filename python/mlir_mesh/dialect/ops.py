@@ -17,7 +17,7 @@ verifier; this module adds what ext lacks:
 from typing import Any, Sequence
 
 from .._mlir import ext, ir
-from . import verifiers
+from . import sharding_attr, verifiers
 from .defs import OpDef, mesh_defs
 from .format import DynamicIndexList
 from .kinds import KINDS
@@ -42,6 +42,20 @@ class AxisArrayAttr(MeshDialect.Attribute, name="axisarray"):
     """``#mesh.axisarray<[array<i16: 0>, array<i16>]>``: split axes per tensor dimension."""
 
     axes: ir.ArrayAttr
+
+
+class ShardingAttr(MeshDialect.Attribute, name=sharding_attr.INTERNAL_NAME):
+    """``#mesh.sharding<@mesh0, [[0], []]>``: a sharding on a function argument or result.
+
+    Use :class:`mlir_mesh.sharding.Sharding` to build and read it.
+    """
+
+    mesh: ir.FlatSymbolRefAttr
+    split_axes: AxisArrayAttr
+    partial_axes: Any
+    partial_type: PartialAttr
+    halo_sizes: Any
+    sharded_dims_offsets: Any
 
 
 _OPERAND_CONSTRAINTS = {
@@ -258,6 +272,6 @@ def _builder_doc(opdef, operands, attrs, dynamic) -> str:
 OP_CLASSES: dict[str, type] = {name: _make_op_class(op) for name, op in mesh_defs().ops.items()}
 globals().update({cls.__name__: cls for cls in OP_CLASSES.values()})
 
-__all__ = ["MeshDialect", "ShardingType", "PartialAttr", "AxisArrayAttr", "OP_CLASSES"] + [
+__all__ = ["MeshDialect", "ShardingType", "PartialAttr", "AxisArrayAttr", "ShardingAttr", "OP_CLASSES"] + [
     cls.__name__ for cls in OP_CLASSES.values()
 ]

@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from .defs import DialectDef, OpDef, mesh_defs
 from .format import CompiledFormat, OpParts
 from .kinds import KINDS
-from .lexer import Cursor, ParseError, split_top_level
+from . import sharding_attr
+from .lexer import Cursor, ParseError, balanced_end, split_top_level
 
 PUBLIC_SHARDING_TYPE = "!mesh.sharding"
 
@@ -117,7 +118,8 @@ def _op_start_pattern() -> re.Pattern:
         r"(?:^|(?<=[{]))[ \t]*(?:%[^=\n\"]*?=[ \t]*)?(?P<name>mesh\.(?:"
         + "|".join(names)
         + r"))(?![\w$.])(?![ \t]*[=,}])"
-        + r"|(?P<type>!mesh\.sharding)(?![\w$.])",
+        + r"|(?P<type>!mesh\.sharding)(?![\w$.])"
+        + r"|(?P<attr>#mesh\.sharding)(?=<)",
         re.M,
     )
 
@@ -234,6 +236,13 @@ def to_generic(text: str) -> tuple[str, SourceMap]:
             continue  # inside an op already rewritten
         if m.group("type"):
             start, end, replacement, anchors = m.start(), m.end(), internal_type, []
+        elif m.group("attr"):
+            start = m.start()
+            cur = Cursor(text, m.end())
+            replacement, end, anchors = sharding_attr.format_generic(sharding_attr.parse_body(cur)), cur.pos, []
+            newlines = text.count("\n", start, end)
+            if newlines:
+                replacement += "\n" * newlines + " " * (end - (text.rfind("\n", start, end) + 1))
         else:
             start = m.start("name")
             fmt = formats[m.group("name")[5:]]
@@ -364,10 +373,34 @@ def to_custom(text: str) -> str:
         last = end
     out.append(text[last:])
     result = "".join(out)
+    if sharding_attr.INTERNAL_PREFIX in result:
+        result = _public_sharding_attrs(result)
     internal = _internal_sharding_type()
     if internal in result:
         result = result.replace(internal, PUBLIC_SHARDING_TYPE)
     return result
+
+
+def _public_sharding_attrs(text: str) -> str:
+    out, last = [], 0
+    prefix = sharding_attr.INTERNAL_PREFIX
+    start = text.find(prefix)
+    while start >= 0:
+        open_at = start + len(prefix) - 1
+        end = balanced_end(text, open_at)
+        if end < 0:
+            break
+        try:
+            spec = sharding_attr.parse_generic(text[open_at + 1 : end - 1])
+        except (ValueError, ParseError):
+            start = text.find(prefix, end)
+            continue
+        out.append(text[last:start])
+        out.append(sharding_attr.format_custom(spec))
+        last = end
+        start = text.find(prefix, end)
+    out.append(text[last:])
+    return "".join(out)
 
 
 def public_types(text: str) -> str:

@@ -18,7 +18,7 @@ from typing import Callable
 
 from .._mlir import ir
 from .defs import OpDef
-from .kinds import DYNAMIC, KINDS, REDUCTION_KINDS
+from .kinds import DYNAMIC, KINDS, OPEN_AXIS, REDUCTION_KINDS
 
 
 class VerifyError(Exception):
@@ -224,6 +224,10 @@ def split_axes(v: OpView, name: str) -> None:
     seen = set()
     shape = v.mesh_shape
     for dim, group in enumerate(v.attr(name)):
+        if group and group[-1] == OPEN_AXIS:
+            if not v.opdef.name == "sharding":
+                raise VerifyError(f"{name} of tensor dimension {dim} is open ('?'), which only a sharding allows")
+            group = group[:-1]
         for a in group:
             if shape is not None and not 0 <= a < len(shape):
                 raise VerifyError(
@@ -253,6 +257,7 @@ def halo_and_offsets(v: OpView) -> None:
     split = v.attr("split_axes")
     if halos and offsets:
         raise VerifyError("halo_sizes and sharded_dims_offsets are mutually exclusive")
+    split = [g[:-1] if g and g[-1] == OPEN_AXIS else g for g in split]
     split_dims = [g for g in split if g]
     if halos:
         if len(halos) != 2 * len(split_dims):
@@ -401,6 +406,12 @@ def shard(v: OpView) -> None:
         raise VerifyError(
             f"sharding splits {len(split)} tensor dimensions, but the tensor has rank {len(shape)}"
         )
+
+
+@rule
+def sharding_group(v: OpView) -> None:
+    if v.attr("group_id") < 0:
+        raise VerifyError(f"sharding group id {v.attr('group_id')} is negative")
 
 
 @rule
