@@ -22,6 +22,32 @@ except ImportError:
     BINDINGS = "torch_mlir"
 
 
+def _libs_module(name: str):
+    base = dialects.__name__.rsplit(".", 1)[0]
+    try:
+        return importlib.import_module(f"{base}._mlir_libs.{name}")
+    except ImportError:
+        return None
+
+
+def _linalg_ext():
+    """The linalg C extension (``get_indexing_maps``, ...)."""
+    return _libs_module("_mlirDialectsLinalg")
+
+
+def stablehlo_ext():
+    """The stablehlo C extension of the bindings, or None if they lack it."""
+    module = _libs_module("_stablehlo")
+    if module is None:
+        from importlib import import_module
+
+        try:  # the official mlir package has no stablehlo; torch-mlir does
+            module = import_module("torch_mlir._mlir_libs._stablehlo")
+        except ImportError:
+            module = None
+    return module
+
+
 def __getattr__(name: str):
     """``from mlir_mesh._mlir import linalg`` imports the dialect module lazily."""
     try:
@@ -32,4 +58,4 @@ def __getattr__(name: str):
     return module
 
 
-__all__ = ["BINDINGS", "dialects", "ext", "ir", "irdl", "passmanager", "rewrite"]
+__all__ = ["BINDINGS", "dialects", "ext", "ir", "irdl", "passmanager", "rewrite", "stablehlo_ext"]

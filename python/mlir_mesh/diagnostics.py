@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass, field
+from typing import Callable
 
 from ._mlir import ir
 
@@ -74,3 +76,31 @@ def from_mlir(d, remap=None) -> Diagnostic:
     return Diagnostic(
         severity, d.message, file, line, col, [from_mlir(n, remap) for n in d.notes]
     )
+
+
+# The bindings can only emit errors (``Location.emit_error``).  Warnings and
+# remarks of mlir-mesh passes go through this channel instead: to the
+# innermost registered sink (mesh-opt registers one, so --verify-diagnostics
+# sees them) or, like MLIR's default handler, to stderr.
+_SINKS: list[Callable[[Diagnostic], None]] = []
+
+
+def emit(severity: str, loc: ir.Location, message: str) -> None:
+    """Reports a diagnostic of ``severity`` ("error", "warning", "remark") at ``loc``."""
+    if severity == "error":
+        loc.emit_error(message)
+        return
+    d = Diagnostic(severity, message, *location_of(loc))
+    if _SINKS:
+        _SINKS[-1](d)
+    else:
+        sys.stderr.write(d.render())
+
+
+def push_sink(sink: Callable[[Diagnostic], None]) -> None:
+    _SINKS.append(sink)
+
+
+def pop_sink(sink: Callable[[Diagnostic], None]) -> None:
+    if sink in _SINKS:
+        _SINKS.remove(sink)

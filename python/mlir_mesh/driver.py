@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from . import __version__
 from ._mlir import BINDINGS, ir, passmanager
 from .asm import ParsedModule, parse_with_map, print_op
-from .diagnostics import Diagnostic, DiagnosticError, from_mlir
+from .diagnostics import Diagnostic, DiagnosticError, from_mlir, pop_sink, push_sink
 from .dialect import irdl_text, load, mesh_defs
 from .passes import PASSES, PassInfo
 
@@ -110,6 +110,7 @@ class Collector:
     def __init__(self, ctx: ir.Context):
         self.diagnostics: list = []
         self.handle = ctx.attach_diagnostic_handler(self._on)
+        push_sink(self.diagnostics.append)
 
     def _on(self, d) -> bool:
         self.diagnostics.append(from_mlir(d))
@@ -117,6 +118,7 @@ class Collector:
 
     def detach(self) -> None:
         self.handle.detach()
+        pop_sink(self.diagnostics.append)
 
 
 _EXPECTED = re.compile(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._mlir import ext, ir
+from .._mlir import ext, ir, stablehlo_ext
 from .defs import DialectDef, OpDef, mesh_defs
 from .ops import OP_CLASSES, AxisArrayAttr, MeshDialect, PartialAttr, ShardingType
 from .ops import *  # noqa: F401,F403  (one class per op: AllGatherOp, ...)
@@ -12,8 +12,9 @@ from .syntax import to_custom, to_generic
 def load(context: ir.Context | None = None) -> ir.Context:
     """Makes ``context`` (or the current one) ready for mesh IR; returns it.
 
-    Registers the mesh dialect through IRDL unless it is already loaded.
-    The upstream dialects of the bindings stay available.
+    Registers the mesh dialect through IRDL unless it is already loaded,
+    and the stablehlo dialect when the bindings ship it.  The upstream
+    dialects of the bindings stay available.
     """
     ctx = context or ir.Context.current
     if ctx is None:
@@ -22,6 +23,9 @@ def load(context: ir.Context | None = None) -> ir.Context:
     if not ctx.is_dialect_loaded(MeshDialect.DIALECT_NAMESPACE):
         with ctx, ir.Location.unknown():
             MeshDialect.load()
+        stablehlo = stablehlo_ext()
+        if stablehlo is not None:
+            stablehlo.register_dialect(ctx)
     return ctx
 
 

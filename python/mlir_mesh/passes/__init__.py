@@ -52,8 +52,12 @@ class PassInfo:
 
         def run(op, pass_):
             try:
-                self.run(op.opview if hasattr(op, "opview") else op, **options)
+                with op.context, op.location:
+                    self.run(op.opview if hasattr(op, "opview") else op, **options)
             except PassFailure:
+                pass_.signal_pass_failure()
+            except Exception as e:  # a bug in the pass: still a located diagnostic
+                op.location.emit_error(f"internal error in pass '{self.name}': {type(e).__name__}: {e}")
                 pass_.signal_pass_failure()
 
         run.__name__ = self.name
@@ -87,3 +91,10 @@ def emit_error(op: ir.Operation | ir.OpView, message: str) -> None:
 
 
 __all__ = ["PASSES", "PassFailure", "PassInfo", "add", "emit_error", "register"]
+
+
+def _load_builtin_passes() -> None:
+    from . import propagation  # noqa: F401  (registers mesh-sharding-propagation)
+
+
+_load_builtin_passes()
