@@ -56,12 +56,17 @@ class OpRule:
     operand_maps: tuple[Map, ...]
     result_maps: tuple[Map, ...]
     reductions: tuple[Optional[str], ...] = field(default=())
+    #: Loops of different groups are unrelated: the same mesh axis may split
+    #: one loop of each group (``func.return``: one group per operand).
+    loop_groups: tuple[int, ...] = field(default=())
 
     def __post_init__(self):
         if not self.reductions:
             object.__setattr__(
                 self, "reductions", tuple("sum" if kind == REDUCTION else None for kind in self.loops)
             )
+        if not self.loop_groups:
+            object.__setattr__(self, "loop_groups", (0,) * len(self.loops))
 
     def shardable(self, loop: int) -> bool:
         """Whether ``loop`` may be split over mesh axes."""
@@ -87,17 +92,18 @@ class OpRule:
     @staticmethod
     def independent(operand_shapes: Sequence, result_shapes: Sequence) -> "OpRule":
         """Every operand and result gets loops of its own: no sharding flows between them."""
-        loops, next_loop = [], 0
+        loops, groups, next_loop = [], [], 0
         maps = []
-        for shape in list(operand_shapes) + list(result_shapes):
+        for i, shape in enumerate(list(operand_shapes) + list(result_shapes)):
             if shape is None:
                 maps.append(None)
                 continue
             maps.append(tuple(range(next_loop, next_loop + len(shape))))
             next_loop += len(shape)
             loops += [PARALLEL] * len(shape)
+            groups += [i] * len(shape)
         n = len(operand_shapes)
-        return OpRule(tuple(loops), tuple(maps[:n]), tuple(maps[n:]))
+        return OpRule(tuple(loops), tuple(maps[:n]), tuple(maps[n:]), loop_groups=tuple(groups))
 
 
 RuleFn = Callable[[ir.Operation], Optional[OpRule]]
@@ -198,7 +204,7 @@ def _with_replicated(base: RuleFn, replicated: Sequence[int]) -> RuleFn:
         for i in replicated:
             if i < len(maps) and maps[i] is not None:
                 maps[i] = (None,) * len(maps[i])
-        return OpRule(r.loops, tuple(maps), r.result_maps, r.reductions)
+        return OpRule(r.loops, tuple(maps), r.result_maps, r.reductions, r.loop_groups)
 
     return rule
 

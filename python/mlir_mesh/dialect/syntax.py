@@ -219,6 +219,11 @@ def _internal_types(type_text: str) -> str:
     return re.sub(r"!mesh\.sharding(?![\w$.])", _internal_sharding_type(), type_text)
 
 
+def _in_comment(text: str, pos: int) -> bool:
+    line_start = text.rfind("\n", 0, pos) + 1
+    return "//" in text[line_start:pos]
+
+
 def to_generic(text: str) -> tuple[str, SourceMap]:
     """Rewrites every custom-syntax mesh op of ``text`` into the generic form.
 
@@ -234,6 +239,8 @@ def to_generic(text: str) -> tuple[str, SourceMap]:
     for m in _op_start_pattern().finditer(text):
         if m.start() < last:
             continue  # inside an op already rewritten
+        if not m.group("name") and _in_comment(text, m.start()):
+            continue
         if m.group("type"):
             start, end, replacement, anchors = m.start(), m.end(), internal_type, []
         elif m.group("attr"):

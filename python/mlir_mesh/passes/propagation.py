@@ -449,8 +449,10 @@ class Option:
         self.growable: set[int] = set()
         self.mesh = mesh
 
-    def used(self, skip: int) -> set[int]:
-        return {a for l, g in enumerate(self.axes) if g and l != skip for a in g}
+    def used(self, rule: OpRule, skip: int) -> set[int]:
+        """Mesh axes taken by the other loops of ``skip``'s loop group."""
+        group = rule.loop_groups[skip]
+        return {a for l, g in enumerate(self.axes) if g and l != skip and rule.loop_groups[l] == group for a in g}
 
     def merge(self, rule: OpRule, src: Source, strict: bool) -> bool:
         """Adds a source's axes; returns False on a conflict (left partly merged if not strict)."""
@@ -469,7 +471,7 @@ class Option:
                 elif not is_open and self.axes[loop] and loop in self.growable and strict:
                     ok = False
                 continue
-            if not rule.shardable(loop) or set(axes) & self.used(loop):
+            if not rule.shardable(loop) or set(axes) & self.used(rule, loop):
                 ok = False
                 continue
             current = self.axes[loop]
@@ -497,7 +499,7 @@ class Option:
             if self.axes[l] == s.partial_axes:
                 return rule.reductions[l] == s.partial_type
         for l in loops:
-            if self.axes[l] is None and rule.reductions[l] == s.partial_type and not set(s.partial_axes) & self.used(l):
+            if self.axes[l] is None and rule.reductions[l] == s.partial_type and not set(s.partial_axes) & self.used(rule, l):
                 self.axes[l] = s.partial_axes
                 return True
         return False
@@ -756,10 +758,13 @@ class Rewriter:
 
     def _update_explicit(self, op: ir.Operation, s: Sharding) -> None:
         """Closes the open dimensions of an explicit annotation with what propagation chose."""
-        current = Sharding.of_value(op.operands[1])
+        old = op.operands[1]
+        current = Sharding.of_value(old)
         if current is not None and current.open_dims and s is not None:
             merged = s.replace(halo_sizes=current.halo_sizes, sharded_dims_offsets=current.sharded_dims_offsets)
             op.operands[1] = self.sharding_value(merged)
+            if not list(old.uses):
+                old.owner.operation.erase()
 
     def run(self) -> None:
         g = self.g
