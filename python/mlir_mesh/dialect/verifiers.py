@@ -400,7 +400,9 @@ def shard(v: OpView) -> None:
     sharding = v.value("sharding").owner
     if not isinstance(sharding, ir.OpView) or sharding.operation.name != "mesh.sharding":
         return
-    split = KINDS["axis_array"].value_of(sharding.operation.attributes["split_axes"])
+    split = list(KINDS["axis_array"].value_of(sharding.operation.attributes["split_axes"]))
+    while split and not split[-1]:
+        split.pop()  # trailing unsplit dimensions: [[]] fits a 0-d tensor
     shape = shape_of(v.value("src"))
     if len(split) > len(shape):
         raise VerifyError(

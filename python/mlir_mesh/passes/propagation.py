@@ -554,11 +554,15 @@ class Propagation:
 
     def run(self, traversal: str) -> None:
         self.g.init_groups()
-        for direction in TRAVERSALS[traversal]:
-            nodes = self.g.nodes if direction == "forward" else reversed(self.g.nodes)
-            for node in nodes:
-                if not node.done:
-                    self.visit(node)
+        progress = True
+        while progress:
+            progress = False
+            for direction in TRAVERSALS[traversal]:
+                nodes = self.g.nodes if direction == "forward" else reversed(self.g.nodes)
+                for node in nodes:
+                    if not node.done:
+                        self.visit(node)
+                        progress = progress or node.done
         self.finish_arguments()
 
     # -------------------------------------------------------------- one op
