@@ -561,9 +561,17 @@ class Propagation:
                 nodes = self.g.nodes if direction == "forward" else reversed(self.g.nodes)
                 for node in nodes:
                     if not node.done:
+                        before = self.annotated(node)
                         self.visit(node)
-                        progress = progress or node.done
+                        progress = progress or node.done or self.annotated(node) != before
         self.finish_arguments()
+
+    @staticmethod
+    def annotated(node: Node) -> int:
+        """How many operands and results of ``node`` have a sharding."""
+        return sum(1 for u in node.operands if u is not None and u.sharding is not None) + sum(
+            1 for t in node.results if t is not None and t.def_ is not None
+        )
 
     # -------------------------------------------------------------- one op
 
@@ -684,9 +692,20 @@ class Propagation:
     def apply(self, node: Node, opt: Option, seed: Source) -> None:
         rule = node.rule
         origin = Origin(seed.origin.root, node)
+        # With independent loop groups (func.return, func.call), a tensor no
+        # source said anything about is left for a later sweep.
+        independent = len(set(rule.loop_groups)) > 1
+        done = True
+
+        def undecided(m) -> bool:
+            return independent and bool(m) and all(l is None or opt.axes[l] is None for l in m)
+
         for j, t in enumerate(node.results):
             m = rule.result_maps[j] if t is not None else None
             if m is None:
+                continue
+            if t.def_ is None and undecided(m):
+                done = False
                 continue
             produced = opt.result_sharding(rule, m)
             if t.def_ is None:
@@ -697,12 +716,15 @@ class Propagation:
             m = rule.operand_maps[i] if use is not None else None
             if m is None:
                 continue
+            if use.sharding is None and undecided(m):
+                done = False
+                continue
             required = opt.operand_sharding(m)
             if use.sharding is None:
                 use.sharding, use.origin = required, origin
             elif use.sharding.open_dims:
                 use.sharding = required
-        node.done = True
+        node.done = done
 
     def visit_replicated(self, node: Node) -> None:
         meshes = [u.tensor.def_.mesh for u in node.operands if u is not None and u.tensor.def_ is not None]
