@@ -4,6 +4,11 @@
 // split on its columns, W_out on its rows, the second dot's result stays
 // partial and the return takes it split on the last dimension.
 // RUN: mesh-opt %s --mesh-sharding-propagation | FileCheck %s
+// RUN: mesh-opt %s --mesh-sharding-propagation=explain=true | FileCheck %s --check-prefix=EXPLAIN
+
+// With `explain`, every inserted annotation says where its sharding came from.
+// EXPLAIN: mesh.shard %{{.*}} to %{{.*}} annotate_for_users {mesh.origin = "operand of 'stablehlo.dot_general' at {{.*}}mlp-1d-stablehlo.mlir:31:8, propagated from the result annotation at {{.*}}mlp-1d-stablehlo.mlir:48:8"}
+// EXPLAIN: mesh.shard %{{.*}} to %{{.*}} {mesh.origin = "result of 'stablehlo.dot_general' at {{.*}}mlp-1d-stablehlo.mlir:31:8, propagated from the result annotation at {{.*}}mlp-1d-stablehlo.mlir:48:8"}
 
 mesh.mesh @mesh0(shape = 2)
 
