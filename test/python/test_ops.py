@@ -89,6 +89,15 @@ def test_sharding_and_shard(body):
     assert "annotate_for_users : tensor<4x8xf32>" in text
 
 
+def test_sharding_group_and_open_dims(body):
+    op, module = build(body, lambda t, *a: mesh.ShardingGroupOp(t, group_id=4))
+    assert op.group_id == 4 and op.input.type == body[1].arguments[0].type
+    assert "mesh.sharding_group %arg0 id = 4 : tensor<4x8xf32>" in mlir_mesh.print_op(module)
+    op, module = build(body, lambda *a: mesh.ShardingOp(mesh="mesh0", split_axes=((0, -1), (-1,))))
+    assert op.split_axes == ((0, -1), (-1,))
+    assert "split_axes = [[0, ?], [?]]" in mlir_mesh.print_op(module)
+
+
 def test_shard_shape(body):
     def make(x, y, i, h, z):
         s = mesh.ShardingOp(mesh="mesh0", split_axes=((0,),))
@@ -196,6 +205,6 @@ def test_every_op_has_a_class():
     assert names == {
         "mesh", "mesh_shape", "process_linear_index", "process_multi_index", "sharding", "shard",
         "shard_shape", "all_gather", "all_reduce", "all_slice", "all_to_all", "broadcast", "gather",
-        "reduce", "reduce_scatter", "scatter", "send", "recv", "shift", "update_halo",
+        "reduce", "reduce_scatter", "scatter", "send", "recv", "shift", "update_halo", "sharding_group",
     }
     assert set(mesh.OP_CLASSES) == names
