@@ -8,6 +8,7 @@ modules other than ``ext`` and ``irdl`` (``func``, ``linalg``, ``tosa``,
 ...) are imported on first use: some of them are slow to import.
 """
 
+import functools
 import importlib
 
 try:  # pragma: no cover - depends on what the user has installed
@@ -30,11 +31,13 @@ def _libs_module(name: str):
         return None
 
 
+@functools.cache
 def _linalg_ext():
     """The linalg C extension (``get_indexing_maps``, ...)."""
     return _libs_module("_mlirDialectsLinalg")
 
 
+@functools.cache
 def stablehlo_ext():
     """The stablehlo C extension of the bindings, or None if they lack it."""
     module = _libs_module("_stablehlo")
@@ -50,6 +53,8 @@ def stablehlo_ext():
 
 def __getattr__(name: str):
     """``from mlir_mesh._mlir import linalg`` imports the dialect module lazily."""
+    if name.startswith("__"):  # __path__, __file__, ...: asked by the import system
+        raise AttributeError(name)
     try:
         module = importlib.import_module(f"{dialects.__name__}.{name}")
     except ImportError:

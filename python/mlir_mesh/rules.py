@@ -34,7 +34,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
-from ._mlir import ir
+from ._mlir import _linalg_ext, ir, stablehlo_ext
 
 PARALLEL = "parallel"
 REDUCTION = "reduction"
@@ -293,8 +293,6 @@ def linalg_rule(op) -> OpRule | None:
     Loops that appear in no output map are reductions; the reduction kind of
     each is read from the combiner of the body (spec 000).
     """
-    from ._mlir import _linalg_ext
-
     try:
         maps_attr = _linalg_ext().get_indexing_maps(op)
     except Exception:  # not a structured op (linalg.yield, linalg.index, ...)
@@ -356,8 +354,6 @@ remainder round_nearest_even rsqrt select sign sine sqrt subtract tan tanh xor c
 
 
 def _stablehlo_dot_general(op) -> OpRule | None:
-    from ._mlir import stablehlo_ext
-
     lhs, rhs = _shapes(op.operands[:2])
     if lhs is None or rhs is None:
         return None

@@ -153,22 +153,35 @@ class Sharding:
     open_dims: frozenset[int] = field(default=frozenset())
 
     def __post_init__(self):
-        split = [tuple(g) for g in self.split_axes]
-        open_dims = set(self.open_dims)
-        for d, g in enumerate(split):
-            if g and g[-1] == OPEN_AXIS:
-                split[d] = g[:-1]
-                open_dims.add(d)
-        while split and not split[-1] and (len(split) - 1) not in open_dims:
-            split.pop()
+        split = self.split_axes
         set_ = object.__setattr__
-        set_(self, "split_axes", tuple(split))
-        set_(self, "partial_axes", tuple(self.partial_axes))
-        if not self.partial_axes:
+        if (
+            type(split) is tuple
+            and (not split or split[-1])
+            and all(type(g) is tuple and (not g or g[-1] != OPEN_AXIS) for g in split)
+            and type(self.open_dims) is frozenset
+            and not self.open_dims
+        ):
+            pass  # already in normal form (the common case: built by passes)
+        else:
+            split = [tuple(g) for g in split]
+            open_dims = set(self.open_dims)
+            for d, g in enumerate(split):
+                if g and g[-1] == OPEN_AXIS:
+                    split[d] = g[:-1]
+                    open_dims.add(d)
+            while split and not split[-1] and (len(split) - 1) not in open_dims:
+                split.pop()
+            set_(self, "split_axes", tuple(split))
+            set_(self, "open_dims", frozenset(open_dims))
+        if type(self.partial_axes) is not tuple:
+            set_(self, "partial_axes", tuple(self.partial_axes))
+        if not self.partial_axes and self.partial_type != "sum":
             set_(self, "partial_type", "sum")
-        set_(self, "halo_sizes", tuple(self.halo_sizes))
-        set_(self, "sharded_dims_offsets", tuple(self.sharded_dims_offsets))
-        set_(self, "open_dims", frozenset(open_dims))
+        if type(self.halo_sizes) is not tuple:
+            set_(self, "halo_sizes", tuple(self.halo_sizes))
+        if type(self.sharded_dims_offsets) is not tuple:
+            set_(self, "sharded_dims_offsets", tuple(self.sharded_dims_offsets))
 
     # ------------------------------------------------------------ queries
 
@@ -195,10 +208,21 @@ class Sharding:
 
     def closed(self) -> "Sharding":
         """The same sharding with every dimension closed."""
+        if not self.open_dims:
+            return self
         return self.replace(open_dims=frozenset())
 
     def replace(self, **changes) -> "Sharding":
-        values = {f: getattr(self, f) for f in self.__dataclass_fields__}
+        """A copy with some fields changed."""
+        values = {
+            "mesh": self.mesh,
+            "split_axes": self.split_axes,
+            "partial_axes": self.partial_axes,
+            "partial_type": self.partial_type,
+            "halo_sizes": self.halo_sizes,
+            "sharded_dims_offsets": self.sharded_dims_offsets,
+            "open_dims": self.open_dims,
+        }
         values.update(changes)
         return Sharding(**values)
 
@@ -208,6 +232,8 @@ class Sharding:
 
     def same_distribution(self, other: "Sharding") -> bool:
         """Equal, ignoring which dimensions are open."""
+        if self is other:
+            return True
         return self.closed() == other.closed()
 
     # ------------------------------------------------------------ shard shapes

@@ -36,7 +36,6 @@ from typing import Iterable
 
 from .._mlir import ir
 from ..diagnostics import emit, location_of
-from ..dialect.ops import ShardOp
 from ..rules import INVALID, REDUCTION, OpRule, get_rule, tensor_shape
 from ..sharding import (
     Mesh,
@@ -775,12 +774,13 @@ class Rewriter:
         return v
 
     def _shard(self, value: ir.Value, s: Sharding, for_users: bool, ip: ir.InsertionPoint, loc, origin: Origin):
-        with ip:
-            op = ShardOp(value, self.sharding_value(s), annotate_for_users=for_users, loc=loc)
+        attrs = {"annotate_for_users": ir.UnitAttr.get()} if for_users else {}
         if self.explain:
-            text = origin.render("operand" if for_users else "result")
-            op.operation.attributes[ORIGIN_ATTR] = ir.StringAttr.get(text)
-        return op.operation
+            attrs[ORIGIN_ATTR] = ir.StringAttr.get(origin.render("operand" if for_users else "result"))
+        # Operation.create rather than the ShardOp builder: this runs per value.
+        return ir.Operation.create(
+            "mesh.shard", results=[value.type], operands=[value, self.sharding_value(s)], attributes=attrs, loc=loc, ip=ip
+        )
 
     def _update_explicit(self, op: ir.Operation, s: Sharding) -> None:
         """Closes the open dimensions of an explicit annotation with what propagation chose."""
