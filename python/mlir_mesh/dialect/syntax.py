@@ -25,7 +25,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from .defs import DialectDef, OpDef, mesh_defs
+from .defs import OpDef, mesh_defs
 from .format import CompiledFormat, OpParts
 from .kinds import KINDS
 from . import sharding_attr

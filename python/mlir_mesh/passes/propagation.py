@@ -202,6 +202,20 @@ class Node:
     results: list[Tensor | None]
     done: bool = False
 
+    def mapped_results(self):
+        """(result tensor, indexing map) for each result the rule maps."""
+        maps = self.rule.result_maps
+        for j, t in enumerate(self.results):
+            if t is not None and j < len(maps) and maps[j] is not None:
+                yield t, maps[j]
+
+    def mapped_operands(self):
+        """(use, indexing map) for each tensor operand the rule maps."""
+        maps = self.rule.operand_maps
+        for i, use in enumerate(self.operands):
+            if use is not None and i < len(maps) and maps[i] is not None:
+                yield use, maps[i]
+
     @property
     def label(self) -> str:
         file, line, col = location_of(self.op.location)
@@ -363,19 +377,24 @@ class FunctionGraph:
             first_op = members[0][1]
             for t, op in members:
                 if len(t.shape) != len(members[0][0].shape):
-                    emit("error", op.location, f"sharding group {gid} mixes tensors of rank {len(members[0][0].shape)} and {len(t.shape)} (first member at {Annotation(Sharding('-'), first_op.location, '').where})")
+                    file, line, col = location_of(first_op.location)
+                    emit(
+                        "error",
+                        op.location,
+                        f"sharding group {gid} mixes tensors of rank {len(members[0][0].shape)} and {len(t.shape)} "
+                        f"(first member at {file}:{line}:{col})",
+                    )
                     raise Failed()
                 if t.group is not None and t.group is not tensors:
                     tensors.extend(m for m in t.group if m not in tensors)
                 if t not in tensors:
                     tensors.append(t)
             explicit: Annotation | None = None
-            explicit_tensor: Tensor | None = None
             for t in tensors:
                 if t.def_ann is None:
                     continue
                 if explicit is None:
-                    explicit, explicit_tensor = t.def_ann, t
+                    explicit = t.def_ann
                 elif not explicit.sharding.same_distribution(t.def_ann.sharding):
                     raise _conflict(explicit, t.def_ann, f"in sharding group {gid} conflicts with")
             for t in tensors:
@@ -384,7 +403,6 @@ class FunctionGraph:
                 if explicit is not None and t.def_ is None:
                     t.def_, t.def_hard = explicit.sharding, True
                     t.def_origin = Origin(f"sharding group {gid}, from {explicit.what} at {explicit.where}")
-                    t.def_ann = t.def_ann  # stays None: the value itself is not annotated
 
     # -------------------------------------------------------------- setting
 
@@ -575,14 +593,10 @@ class Propagation:
     # -------------------------------------------------------------- one op
 
     def sources(self, node: Node) -> list[Source]:
-        rule = node.rule
         hard: list[Source] = []
         soft_results: list[Source] = []
         soft_operands: list[Source] = []
-        for j, t in enumerate(node.results):
-            m = rule.result_maps[j] if t is not None and j < len(rule.result_maps) else None
-            if m is None:
-                continue
+        for t, m in node.mapped_results():
             if t.def_ is not None:
                 hard.append(Source(t.def_, m, True, True, t.def_origin, t.def_ann or t.group_ann))
                 continue
@@ -590,10 +604,7 @@ class Propagation:
                 if u.sharding is not None:
                     soft_results.append(Source(u.sharding.replace(partial_axes=()), m, True, False, u.origin, None))
                     break
-        for i, use in enumerate(node.operands):
-            m = rule.operand_maps[i] if use is not None and i < len(rule.operand_maps) else None
-            if m is None:
-                continue
+        for use, m in node.mapped_operands():
             if use.ann is not None:
                 hard.append(Source(use.sharding, m, False, True, use.origin, use.ann))
             elif use.sharding is None and use.tensor.def_ is not None:
@@ -672,16 +683,10 @@ class Propagation:
     def cost(self, node: Node, opt: Option, mesh: Mesh) -> float:
         rule = node.rule
         total = 0.0
-        for i, use in enumerate(node.operands):
-            m = rule.operand_maps[i] if use is not None else None
-            if m is None:
-                continue
+        for use, m in node.mapped_operands():
             t = use.tensor
             total += reshard_bytes(t.def_, opt.operand_sharding(m), t.shape, t.elem_bytes, mesh)
-        for j, t in enumerate(node.results):
-            m = rule.result_maps[j] if t is not None else None
-            if m is None:
-                continue
+        for t, m in node.mapped_results():
             produced = opt.result_sharding(rule, m)
             for u in t.uses:
                 if u.sharding is not None:
@@ -699,10 +704,7 @@ class Propagation:
         def undecided(m) -> bool:
             return independent and bool(m) and all(l is None or opt.axes[l] is None for l in m)
 
-        for j, t in enumerate(node.results):
-            m = rule.result_maps[j] if t is not None else None
-            if m is None:
-                continue
+        for t, m in node.mapped_results():
             if t.def_ is None and undecided(m):
                 done = False
                 continue
@@ -711,10 +713,7 @@ class Propagation:
                 self.g.set_def(t, produced, origin)
             elif t.def_.open_dims:
                 t.def_ = produced
-        for i, use in enumerate(node.operands):
-            m = rule.operand_maps[i] if use is not None else None
-            if m is None:
-                continue
+        for use, m in node.mapped_operands():
             if use.sharding is None and undecided(m):
                 done = False
                 continue
