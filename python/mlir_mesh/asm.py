@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from ._mlir import ir
-from .diagnostics import Diagnostic, DiagnosticError, from_mlir
+from .diagnostics import Diagnostic, DiagnosticError, from_mlir, location_of
 from .dialect import load
 from .dialect.lexer import ParseError
 from .dialect.syntax import SourceMap, line_col, public_types, to_custom, to_generic
@@ -64,7 +64,22 @@ def parse_with_map(text: str, source_name: str = "-", context: ir.Context | None
         op = ir.Operation.parse(wrapped, source_name=source_name, context=ctx)
     except ir.MLIRError as e:
         raise _diagnostic_error(e, shifted, source_name) from None
+    if "mesh.sharding =" in generic:
+        _check_function_shardings(op, shifted, source_name)
     return ParsedModule(op, shifted, source_name)
+
+
+def _check_function_shardings(op: ir.Operation, smap, source_name: str) -> None:
+    from .sharding import function_sharding_errors
+
+    diags = []
+    for loc, message in function_sharding_errors(op):
+        file, line, col = location_of(loc)
+        if line and file == source_name:
+            line, col = smap.to_source(line, col)
+        diags.append(Diagnostic("error", message, file, line, col))
+    if diags:
+        raise DiagnosticError(diags)
 
 
 class _Shifted:

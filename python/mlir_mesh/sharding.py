@@ -236,6 +236,31 @@ class Sharding:
             return True
         return self.closed() == other.closed()
 
+    def check(self, mesh: Mesh) -> str | None:
+        """Why this sharding is invalid on ``mesh`` (the rules of ``mesh.sharding``), or None."""
+        seen: set[int] = set()
+        for what, axes in [(f"split axes of dimension {d}", g) for d, g in enumerate(self.split_axes)] + [
+            ("partial axes", self.partial_axes)
+        ]:
+            for a in axes:
+                if not 0 <= a < mesh.rank:
+                    return f"{what} use mesh axis {a}, out of range for mesh @{mesh.name} of rank {mesh.rank}"
+                if a in seen:
+                    return f"mesh axis {a} is used more than once"
+                seen.add(a)
+        if self.partial_axes and self.partial_type == "generic":
+            return "reduction kind 'generic' is not allowed in a sharding"
+        if self.halo_sizes and self.sharded_dims_offsets:
+            return "halo_sizes and sharded_dims_offsets are mutually exclusive"
+        split_dims = [g for g in self.split_axes if g]
+        if self.halo_sizes and len(self.halo_sizes) != 2 * len(split_dims):
+            return f"halo_sizes has {len(self.halo_sizes)} entries, expected {2 * len(split_dims)}"
+        if self.sharded_dims_offsets and mesh.is_static:
+            expected = sum(mesh.group_size(g) + 1 for g in split_dims)
+            if len(self.sharded_dims_offsets) != expected:
+                return f"sharded_dims_offsets has {len(self.sharded_dims_offsets)} entries, expected {expected}"
+        return None
+
     # ------------------------------------------------------------ shard shapes
 
     def shard_shape(self, shape: Sequence[int | None], mesh: Mesh, device: Sequence[int] | None = None) -> tuple:
@@ -443,3 +468,36 @@ def _set_io_sharding(func, key: str, index: int, sharding: Sharding | None, coun
     else:
         entries[index][SHARDING_ATTR_NAME] = sharding.to_attr()
     attrs[key] = ir.ArrayAttr.get([ir.DictAttr.get(e) for e in entries])
+
+
+def function_sharding_errors(module) -> list[tuple[ir.Location, str]]:
+    """Checks every ``mesh.sharding`` attribute of the functions of a module.
+
+    IRDL attributes cannot verify themselves, so this plays the part of a
+    dialect attribute verifier: the value is a ``#mesh.sharding``, its mesh
+    is a ``mesh.mesh`` of the module, and the rules of ``mesh.sharding`` hold.
+    """
+    module = module.operation if hasattr(module, "operation") else module
+    ops = [op.operation for op in module.regions[0].blocks[0].operations]
+    meshes = {Mesh.from_op(op).name: Mesh.from_op(op) for op in ops if op.name == "mesh.mesh"}
+    errors = []
+    for op in ops:
+        if op.name != "func.func":
+            continue
+        for key, what in (("arg_attrs", "argument"), ("res_attrs", "result")):
+            if key not in op.attributes:
+                continue
+            for i, entry in enumerate(ir.ArrayAttr(op.attributes[key])):
+                d = ir.DictAttr(entry)
+                if SHARDING_ATTR_NAME not in d:
+                    continue
+                try:
+                    s = Sharding.from_attr(d[SHARDING_ATTR_NAME])
+                except ValueError:
+                    errors.append((op.location, f"'{SHARDING_ATTR_NAME}' of {what} #{i} must be a #mesh.sharding attribute"))
+                    continue
+                mesh = meshes.get(s.mesh)
+                problem = f"refers to @{s.mesh}, which is not a mesh.mesh of this module" if mesh is None else s.check(mesh)
+                if problem:
+                    errors.append((op.location, f"invalid sharding of {what} #{i}: {problem}"))
+    return errors

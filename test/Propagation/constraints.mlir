@@ -56,3 +56,40 @@ func.func @open_dim_grows(%a: tensor<8xf32>) -> (tensor<8xf32> {mesh.sharding = 
   %d = math.exp %c : tensor<8xf32>
   return %d : tensor<8xf32>
 }
+
+// -----
+
+mesh.mesh @mesh(shape = 2x2)
+
+// A dangling constraint (no uses) is the sharding of the value itself
+// (spec 002): the exp produces its result that way, and the argument follows.
+// CHECK-LABEL: func.func @dangling(
+// CHECK-SAME: %arg0: tensor<8x8xf32> {mesh.sharding = #mesh.sharding<@mesh, {{\[\[1\], \[0\]\]}}>}
+func.func @dangling(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // CHECK: %[[S:.*]] = mesh.sharding @mesh split_axes = {{\[\[1\], \[0\]\]}}
+  // CHECK: %[[E:.*]] = math.exp
+  // CHECK-NEXT: mesh.shard %[[E]] to %[[S]] :
+  %e = math.exp %a : tensor<8x8xf32>
+  %s = mesh.sharding @mesh split_axes = [[1], [0]] : !mesh.sharding
+  %c = mesh.shard %e to %s annotate_for_users : tensor<8x8xf32>
+  return %e : tensor<8x8xf32>
+}
+
+// -----
+
+mesh.mesh @mesh(shape = 2x2)
+
+// A constraint that is the only user of a value is its sharding too; its open
+// dimension is completed from the other operand and the value follows.
+// CHECK-LABEL: func.func @only_user(
+// CHECK-SAME: %arg0: tensor<8x8xf32> {mesh.sharding = #mesh.sharding<@mesh, {{\[\[0\], \[1\]\]}}>}
+func.func @only_user(%a: tensor<8x8xf32>, %b: tensor<8x8xf32> {mesh.sharding = #mesh.sharding<@mesh, [[], [1]]>}) -> tensor<8x8xf32> {
+  // CHECK: %[[E:.*]] = math.exp
+  // CHECK-NEXT: mesh.shard %[[E]] to %[[BOTH:.*]] :
+  %e = math.exp %a : tensor<8x8xf32>
+  %s = mesh.sharding @mesh split_axes = [[0], [?]] : !mesh.sharding
+  // CHECK: mesh.shard %{{.*}} to %[[BOTH]] annotate_for_users
+  %c = mesh.shard %e to %s annotate_for_users : tensor<8x8xf32>
+  %d = arith.addf %c, %b : tensor<8x8xf32>
+  return %d : tensor<8x8xf32>
+}

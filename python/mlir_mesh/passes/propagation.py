@@ -182,6 +182,8 @@ class Tensor:
     uses: list["Use"] = field(default_factory=list)
     group: list["Tensor"] | None = None
     group_ann: Annotation | None = None
+    #: A constraint that is the value's own sharding (spec 002); open dims follow its uses.
+    def_follows: Annotation | None = None
 
 
 @dataclass(eq=False)
@@ -243,6 +245,7 @@ class FunctionGraph:
         self.tensors: list[Tensor] = []
         self.alias: dict[ir.Value, tuple[Tensor, Annotation | None]] = {}
         self.groups: dict[int, list[tuple[Tensor, ir.Operation]]] = {}
+        self.constraints: list[tuple[Tensor, Annotation, ir.Operation]] = []
         self.entry = func.regions[0].blocks[0]
         self._build()
 
@@ -280,6 +283,19 @@ class FunctionGraph:
                     self.groups.setdefault(gid, []).append((t, op))
             else:
                 self._add_node(op)
+        self._constraints_as_definitions()
+
+    def _constraints_as_definitions(self) -> None:
+        """Spec 002: a constraint with no uses, or on a value it is the only user of,
+        is the sharding of the value itself."""
+        for t, ann, op in self.constraints:
+            if t.def_ann is not None:
+                continue
+            dangling = not any(True for _ in op.results[0].uses)
+            if dangling or (t.uses and all(u.ann is ann for u in t.uses)):
+                t.def_, t.def_hard, t.def_ann = ann.sharding, True, ann
+                t.def_origin = Origin(f"{ann.what} at {ann.where}")
+                t.def_follows = ann
 
     def _operand(self, value: ir.Value) -> tuple[Tensor | None, Annotation | None]:
         return self.alias.get(value, (None, None))
@@ -312,6 +328,8 @@ class FunctionGraph:
             if use_ann is not None and not use_ann.sharding.same_distribution(s):
                 raise _conflict(use_ann, ann, "of the same operand conflicts with")
             self.alias[op.results[0]] = (t, use_ann or ann)
+            if use_ann is None:
+                self.constraints.append((t, ann, op))
 
     def _add_node(self, op: ir.Operation) -> None:
         rule = get_rule(op)
@@ -713,6 +731,9 @@ class Propagation:
                 self.g.set_def(t, produced, origin)
             elif t.def_.open_dims:
                 t.def_ = produced
+                for u in t.uses:  # the constraint this value's sharding follows
+                    if u.ann is not None and u.ann is t.def_follows and u.sharding.open_dims:
+                        u.sharding = produced
         for use, m in node.mapped_operands():
             if use.sharding is None and undecided(m):
                 done = False
@@ -722,6 +743,9 @@ class Propagation:
                 use.sharding, use.origin = required, origin
             elif use.sharding.open_dims:
                 use.sharding = required
+                t = use.tensor
+                if use.ann is t.def_follows and t.def_ is not None and t.def_.open_dims:
+                    t.def_ = required
         node.done = done
 
     def visit_replicated(self, node: Node) -> None:
@@ -741,8 +765,16 @@ class Propagation:
         node.done = True
 
     def finish_arguments(self) -> None:
-        """An argument without an input sharding takes the sharding of its first annotated use."""
+        """An argument without an input sharding takes the sharding of its first annotated use.
+
+        A value whose sharding is a constraint with open dimensions takes the
+        completed sharding of that constraint.
+        """
         for t in self.g.tensors:
+            if t.def_follows is not None and t.def_ is not None and t.def_.open_dims:
+                final = next((u.sharding for u in t.uses if u.ann is t.def_follows), None)
+                if final is not None:
+                    t.def_ = final
             if t.arg_index is None or t.def_ is not None:
                 continue
             for u in t.uses:
@@ -809,6 +841,8 @@ class Rewriter:
             for u in t.uses:
                 if u.ann is not None and u.ann.op is not None:
                     self._update_explicit(u.ann.op, u.sharding)
+                    if u.ann.op.operands[0] == t.value and view != t.value:
+                        u.ann.op.operands[0] = view  # a constraint reads the annotated value
                     continue
                 if u.sharding is None:
                     if view is not t.value:
