@@ -86,8 +86,8 @@ func.func @mesh_mismatch(%a: tensor<4xf32> {mesh.sharding = #mesh.sharding<@mesh
 
 mesh.mesh @mesh(shape = 2x2)
 
+// expected-error @+1 {{invalid sharding of argument #0: refers to @nowhere, which is not a mesh.mesh of this module}}
 func.func @unknown_mesh(%a: tensor<4xf32> {mesh.sharding = #mesh.sharding<@nowhere, [[0]]>}) -> tensor<4xf32> {
-  // expected-error @+1 {{sharding refers to @nowhere, which is not a mesh.mesh of this module}}
   %0 = math.exp %a : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
