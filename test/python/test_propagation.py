@@ -186,3 +186,24 @@ def test_conflict_raises_with_diagnostics(ctx):
     messages = [d.message for d in e.value.error_diagnostics]
     assert len(messages) == 2
     assert all(m.startswith("conflicting sharding annotations") for m in messages)
+
+
+def test_invalid_function_sharding_built_from_python(ctx):
+    module = mlir_mesh.parse(
+        """
+        mesh.mesh @m(shape = 2)
+        func.func @f(%a: tensor<8xf32>) -> tensor<8xf32> {
+          return %a : tensor<8xf32>
+        }
+        """,
+        ctx,
+    )
+    f = list(module.regions[0].blocks[0].operations)[1]
+    set_argument_sharding(f, 0, Sharding("m", [[3]]))  # the mesh has one axis
+    pm = passmanager.PassManager()
+    passes.add(pm, "mesh-sharding-propagation")
+    with pytest.raises(ir.MLIRError) as e:
+        pm.run(module)
+    assert [d.message for d in e.value.error_diagnostics] == [
+        "invalid sharding of argument #0: split axes of dimension 0 use mesh axis 3, out of range for mesh @m of rank 1"
+    ]

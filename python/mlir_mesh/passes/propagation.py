@@ -41,6 +41,7 @@ from ..sharding import (
     Mesh,
     Sharding,
     argument_sharding,
+    function_sharding_errors,
     result_sharding,
     set_argument_sharding,
     set_result_sharding,
@@ -882,6 +883,11 @@ def propagate(module, traversal: str = "backward-forward", explain: bool = False
         emit("error", module.location, f"unknown traversal '{traversal}'; expected one of {', '.join(TRAVERSALS)}")
         raise PassFailure()
     module = module.operation if hasattr(module, "operation") else module
+    errors = function_sharding_errors(module)  # modules built from Python skip the reader's check
+    for loc, message in errors:
+        emit("error", loc, message)
+    if errors:
+        raise PassFailure()
     symbols = Symbols(module)
     failed = False
     for func in _functions(module):
