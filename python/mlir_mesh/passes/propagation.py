@@ -30,7 +30,9 @@ the result is deterministic.  Bytes are counted by :func:`reshard_bytes`.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import math
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -101,7 +103,7 @@ def _reshard_bytes(src: Sharding, dst: Sharding, shape: tuple, elem_bytes: int, 
     reduced = [a for a in src.partial_axes if a not in dst.partial_axes]
     if reduced:
         k = mesh.group_size(reduced)
-        local = elem_bytes * _volume(src.shard_shape(shape, mesh, (0,) * mesh.rank))
+        local = elem_bytes * math.prod(src.shard_shape(shape, mesh, (0,) * mesh.rank))
         scattered = all(any(a in g for g in dst.split_axes) for a in reduced)
         cost += (1 if scattered else 2) * (k - 1) / k * local
     worst = 0
@@ -115,13 +117,6 @@ def _reshard_bytes(src: Sharding, dst: Sharding, shape: tuple, elem_bytes: int, 
             held *= max(0, min(s1, d1) - max(s0, d0))
         worst = max(worst, missing - held)
     return cost + worst * elem_bytes
-
-
-def _volume(shape) -> int:
-    v = 1
-    for s in shape:
-        v *= s
-    return v
 
 
 def _sample_devices(mesh: Mesh, limit: int = 256):
@@ -141,7 +136,7 @@ def _sample_devices(mesh: Mesh, limit: int = 256):
 class Annotation:
     """An explicit sharding from the input: a ``mesh.shard`` op or a function attribute."""
 
-    sharding: Sharding
+    sharding: Sharding | None  # None only for a sharding group's template
     loc: ir.Location
     what: str
     op: ir.Operation | None = None
@@ -150,6 +145,10 @@ class Annotation:
     def where(self) -> str:
         file, line, col = location_of(self.loc)
         return f"{file}:{line}:{col}" if line else str(self.loc)
+
+    @property
+    def origin(self) -> "Origin":
+        return Origin(f"{self.what} at {self.where}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -176,7 +175,6 @@ class Tensor:
     producer: "Node | None" = None
     arg_index: int | None = None
     def_: Sharding | None = None
-    def_hard: bool = False
     def_origin: Origin = NO_ORIGIN
     def_ann: Annotation | None = None
     plain_shard: ir.Operation | None = None
@@ -294,9 +292,7 @@ class FunctionGraph:
                 continue
             dangling = not any(True for _ in op.results[0].uses)
             if dangling or (t.uses and all(u.ann is ann for u in t.uses)):
-                t.def_, t.def_hard, t.def_ann = ann.sharding, True, ann
-                t.def_origin = Origin(f"{ann.what} at {ann.where}")
-                t.def_follows = ann
+                t.def_, t.def_ann, t.def_origin, t.def_follows = ann.sharding, ann, ann.origin, ann
 
     def _operand(self, value: ir.Value) -> tuple[Tensor | None, Annotation | None]:
         return self.alias.get(value, (None, None))
@@ -304,7 +300,7 @@ class FunctionGraph:
     def _set_explicit_def(self, t: Tensor, ann: Annotation) -> None:
         if t.def_ann is not None and not t.def_ann.sharding.same_distribution(ann.sharding):
             raise _conflict(t.def_ann, ann, "of the same value conflicts with")
-        t.def_, t.def_hard, t.def_ann, t.def_origin = ann.sharding, True, ann, Origin(f"{ann.what} at {ann.where}")
+        t.def_, t.def_ann, t.def_origin = ann.sharding, ann, ann.origin
 
     def _add_shard(self, op: ir.Operation) -> None:
         src, sharding_value = op.operands[0], op.operands[1]
@@ -342,7 +338,7 @@ class FunctionGraph:
                 continue
             use = Use(node, i, t, ann=ann)
             if ann is not None:
-                use.sharding, use.origin = ann.sharding, Origin(f"{ann.what} at {ann.where}")
+                use.sharding, use.origin = ann.sharding, ann.origin
             t.uses.append(use)
             node.operands.append(use)
         for r in op.results:
@@ -359,14 +355,18 @@ class FunctionGraph:
     def _add_function_results(self, node: Node) -> None:
         fname = ir.StringAttr(self.func.attributes["sym_name"]).value
         for i, use in enumerate(node.operands):
-            s = result_sharding(self.func, i)
-            if use is None or s is None:
-                continue
-            ann = Annotation(s, self.func.location, f"the output sharding of result #{i} of @{fname}")
-            if use.ann is not None and not use.ann.sharding.same_distribution(s):
-                raise _conflict(use.ann, ann, "of the returned value conflicts with")
-            use.ann = use.ann or ann
-            use.sharding, use.origin = use.ann.sharding, Origin(f"{use.ann.what} at {use.ann.where}")
+            s = result_sharding(self.func, i) if use is not None else None
+            if s is not None:
+                ann = Annotation(s, self.func.location, f"the output sharding of result #{i} of @{fname}")
+                self._annotate_use(use, ann, "of the returned value conflicts with")
+
+    @staticmethod
+    def _annotate_use(use: Use, ann: Annotation, why: str) -> None:
+        """Adds a function attribute's sharding to a use; an explicit one already there must agree."""
+        if use.ann is not None and not use.ann.sharding.same_distribution(ann.sharding):
+            raise _conflict(use.ann, ann, why)
+        use.ann = use.ann or ann
+        use.sharding, use.origin = use.ann.sharding, use.ann.origin
 
     def _add_callee_shardings(self, node: Node) -> None:
         callee = self.symbols.function(ir.FlatSymbolRefAttr(node.op.attributes["callee"]).value)
@@ -378,10 +378,7 @@ class FunctionGraph:
             if s is None:
                 continue
             ann = Annotation(s, callee.location, f"the input sharding of argument #{i} of @{cname}")
-            if use.ann is not None and not use.ann.sharding.same_distribution(s):
-                raise _conflict(use.ann, ann, "of the call operand conflicts with")
-            use.ann = use.ann or ann
-            use.sharding, use.origin = use.ann.sharding, Origin(f"{use.ann.what} at {use.ann.where}")
+            self._annotate_use(use, ann, "of the call operand conflicts with")
         for j, t in enumerate(node.results):
             s = result_sharding(callee, j) if t is not None else None
             if s is not None:
@@ -416,23 +413,20 @@ class FunctionGraph:
                     explicit = t.def_ann
                 elif not explicit.sharding.same_distribution(t.def_ann.sharding):
                     raise _conflict(explicit, t.def_ann, f"in sharding group {gid} conflicts with")
+            group_ann = Annotation(None, first_op.location, f"sharding group {gid}")
             for t in tensors:
                 t.group = tensors
-                t.group_ann = Annotation(Sharding("-"), first_op.location, f"sharding group {gid}")
+                t.group_ann = group_ann
                 if explicit is not None and t.def_ is None:
-                    t.def_, t.def_hard = explicit.sharding, True
+                    t.def_ = explicit.sharding
                     t.def_origin = Origin(f"sharding group {gid}, from {explicit.what} at {explicit.where}")
 
     # -------------------------------------------------------------- setting
 
     def set_def(self, t: Tensor, s: Sharding, origin: Origin) -> None:
-        members = t.group if t.group is not None else [t]
-        for m in members:
+        for m in t.group if t.group is not None else [t]:
             if m.def_ is None:
-                m.def_, m.def_hard, m.def_origin = s, m is not t or m.def_hard, origin
-        if t.group is not None:
-            for m in members:
-                m.def_hard = True
+                m.def_, m.def_origin = s, origin
 
 
 class Symbols:
@@ -617,7 +611,11 @@ class Propagation:
         soft_operands: list[Source] = []
         for t, m in node.mapped_results():
             if t.def_ is not None:
-                hard.append(Source(t.def_, m, True, True, t.def_origin, t.def_ann or t.group_ann))
+                # a sharding the value got through its group is reported as the group's
+                ann = t.def_ann
+                if ann is None and t.group_ann is not None:
+                    ann = dataclasses.replace(t.group_ann, sharding=t.def_)
+                hard.append(Source(t.def_, m, True, True, t.def_origin, ann))
                 continue
             for u in t.uses:
                 if u.sharding is not None:
@@ -649,7 +647,7 @@ class Propagation:
         hard = [s for s in sources if s.hard]
         self.check_hard(node, hard, mesh_name)
         best, best_cost, seen = None, None, set()
-        for k, seed in enumerate(sources):
+        for seed in sources:
             opt = Option(len(rule.loops), mesh_name)
             opt.merge(rule, seed, strict=False)
             if not all(opt.merge(rule, h, strict=True) for h in hard if h is not seed):
@@ -842,7 +840,7 @@ class Rewriter:
             for u in t.uses:
                 if u.ann is not None and u.ann.op is not None:
                     self._update_explicit(u.ann.op, u.sharding)
-                    if u.ann.op.operands[0] == t.value and view != t.value:
+                    if view is not t.value and u.ann.op.operands[0] == t.value:
                         u.ann.op.operands[0] = view  # a constraint reads the annotated value
                     continue
                 if u.sharding is None:
