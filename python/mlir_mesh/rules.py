@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
 from ._mlir import _linalg_ext, ir, stablehlo_ext
+from .dialect.verifiers import shape_of_type
 
 PARALLEL = "parallel"
 REDUCTION = "reduction"
@@ -156,20 +157,10 @@ def get_rule(op) -> OpRule | None:
 # ------------------------------------------------------------------ helpers
 
 
-@functools.lru_cache(maxsize=4096)
-def _shape_of_type(t: ir.Type) -> tuple | None:
-    if not isinstance(t, ir.RankedTensorType):
-        try:
-            t = ir.RankedTensorType(t)
-        except (ValueError, TypeError):
-            return None
-    return tuple(None if t.is_dynamic_dim(i) else t.get_dim_size(i) for i in range(t.rank))
-
-
 def tensor_shape(value_or_type) -> tuple | None:
     """The shape of a ranked tensor value or type (``None`` entries are dynamic), else None."""
     t = value_or_type.type if isinstance(value_or_type, ir.Value) else value_or_type
-    return _shape_of_type(t)
+    return None if isinstance(t, ir.MemRefType) else shape_of_type(t)
 
 
 def _shapes(values) -> list:

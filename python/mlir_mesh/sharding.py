@@ -28,6 +28,7 @@ from typing import Iterable, Iterator, Sequence
 from ._mlir import ir
 from .dialect.kinds import KINDS, OPEN_AXIS
 from .dialect.sharding_attr import ShardingSpec
+from .dialect.verifiers import lookup_mesh
 
 #: Name of the function argument/result attribute holding an input/output sharding.
 SHARDING_ATTR_NAME = "mesh.sharding"
@@ -100,25 +101,12 @@ class Mesh:
 
     @classmethod
     def lookup(cls, anchor, name: str) -> "Mesh | None":
-        """The mesh ``@name`` visible from ``anchor`` (an op), or None."""
+        """The mesh ``@name`` of the module enclosing ``anchor`` (or of ``anchor``, a module), or None."""
         op = anchor.operation if hasattr(anchor, "operation") else anchor
-        while op is not None:
-            if op.name == "builtin.module" or "sym_name" not in op.attributes or op.parent is None:
-                found = _find_mesh(op, name)
-                if found is not None:
-                    return cls.from_op(found)
-            op = op.parent
-        return None
-
-
-def _find_mesh(scope, name: str):
-    for region in scope.regions:
-        for block in region.blocks:
-            for child in block.operations:
-                op = child.operation
-                if op.name == "mesh.mesh" and ir.StringAttr(op.attributes["sym_name"]).value == name:
-                    return op
-    return None
+        if op.name == "builtin.module" and len(op.regions[0].blocks[0].operations):
+            op = op.regions[0].blocks[0].operations[0].operation  # search the module itself
+        found = lookup_mesh(op, name)
+        return None if found is None else cls.from_op(found)
 
 
 def _product(shape: Sequence[int]) -> Iterator[tuple[int, ...]]:
@@ -479,7 +467,7 @@ def function_sharding_errors(module) -> list[tuple[ir.Location, str]]:
     """
     module = module.operation if hasattr(module, "operation") else module
     ops = [op.operation for op in module.regions[0].blocks[0].operations]
-    meshes = {Mesh.from_op(op).name: Mesh.from_op(op) for op in ops if op.name == "mesh.mesh"}
+    meshes = {m.name: m for m in (Mesh.from_op(op) for op in ops if op.name == "mesh.mesh")}
     errors = []
     for op in ops:
         if op.name != "func.func":

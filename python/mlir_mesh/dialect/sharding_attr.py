@@ -22,10 +22,9 @@ printer, as it does for the op syntax.
 
 from __future__ import annotations
 
-import re
 from typing import NamedTuple
 
-from .kinds import KINDS, _i16_array
+from .kinds import KINDS
 from .lexer import Cursor, ParseError, split_top_level
 
 PUBLIC_PREFIX = "#mesh.sharding<"
@@ -84,28 +83,13 @@ def format_custom(spec: ShardingSpec) -> str:
     return PUBLIC_PREFIX + ", ".join(parts) + ">"
 
 
-def _i64_array(values) -> str:
-    return "array<i64: " + ", ".join(map(str, values)) + ">" if values else "array<i64>"
-
-
 def format_generic(spec: ShardingSpec) -> str:
     """The IRDL spelling, ``#mesh.sharding_attr<...>`` with all six parameters."""
     return (
         f"{INTERNAL_PREFIX}{KINDS['symbol'].format(spec.mesh)}, {KINDS['axis_array'].to_generic(spec.split_axes)}, "
-        f"{_i16_array(spec.partial_axes)}, {KINDS['partial_kind'].to_generic(spec.partial_type)}, "
-        f"{_i64_array(spec.halo_sizes)}, {_i64_array(spec.sharded_dims_offsets)}>"
+        f"{KINDS['axes'].to_generic(spec.partial_axes)}, {KINDS['partial_kind'].to_generic(spec.partial_type)}, "
+        f"{KINDS['i64_array'].to_generic(spec.halo_sizes)}, {KINDS['i64_array'].to_generic(spec.sharded_dims_offsets)}>"
     )
-
-
-_ARRAY_BODY = re.compile(r"array<i(?:16|64)(?::\s*([^>]*))?>\Z")
-
-
-def _array_values(text: str) -> tuple[int, ...]:
-    m = _ARRAY_BODY.match(text.strip())
-    if m is None:
-        raise ValueError(f"expected a dense array, got {text}")
-    body = m.group(1)
-    return tuple(int(x) for x in body.split(",")) if body and body.strip() else ()
 
 
 def parse_generic(text: str) -> ShardingSpec:
@@ -113,7 +97,8 @@ def parse_generic(text: str) -> ShardingSpec:
     fields = split_top_level(text)
     if len(fields) != 6:
         raise ValueError(f"#mesh.{INTERNAL_NAME} has 6 parameters, got {len(fields)}")
-    mesh = KINDS["symbol"].from_generic(fields[0].strip())
-    split = KINDS["axis_array"].from_generic(fields[1].strip())
-    kind = KINDS["partial_kind"].from_generic(fields[3].strip())
-    return ShardingSpec(mesh, split, _array_values(fields[2]), kind, _array_values(fields[4]), _array_values(fields[5]))
+    mesh, split, partial_axes, kind, halos, offsets = (
+        KINDS[k].from_generic(f.strip())
+        for k, f in zip(("symbol", "axis_array", "axes", "partial_kind", "i64_array", "i64_array"), fields)
+    )
+    return ShardingSpec(mesh, split, partial_axes, kind, halos, offsets)

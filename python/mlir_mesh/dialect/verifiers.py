@@ -118,7 +118,11 @@ def shape_of(value: ir.Value) -> tuple[int | None, ...] | None:
     Cached on the type: MLIR uniques types and the bindings hash them by
     storage, and reading a shape through the bindings is slow.
     """
-    t = value.type
+    return shape_of_type(value.type)
+
+
+def shape_of_type(t: ir.Type) -> tuple[int | None, ...] | None:
+    """``shape_of`` for a type."""
     shape = _SHAPES.get(t, _SHAPES)
     if shape is _SHAPES:
         if len(_SHAPES) >= 4096:
