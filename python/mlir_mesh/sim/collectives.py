@@ -21,34 +21,33 @@ from ..sharding import Mesh
 State = dict  # tuple[int, ...] -> np.ndarray | None
 
 
-def _reduce_fn(kind: str) -> Callable[[list[np.ndarray]], np.ndarray]:
-    def stacked(fn):
-        return lambda arrays: fn(np.stack(arrays), axis=0)
+def _stacked(fn):
+    return lambda arrays: fn(np.stack(arrays), axis=0)
 
-    table = {
-        "sum": stacked(np.sum),
-        "max": stacked(np.max),
-        "min": stacked(np.min),
-        "product": stacked(np.prod),
-        "average": stacked(np.mean),
-        "bitwise_and": stacked(np.bitwise_and.reduce),
-        "bitwise_or": stacked(np.bitwise_or.reduce),
-        "bitwise_xor": stacked(np.bitwise_xor.reduce),
-    }
-    if kind not in table:
-        raise ValueError(f"reduction kind '{kind}' cannot be simulated")
-    return table[kind]
+
+_REDUCE: dict[str, Callable[[list[np.ndarray]], np.ndarray]] = {
+    "sum": _stacked(np.sum),
+    "max": _stacked(np.max),
+    "min": _stacked(np.min),
+    "product": _stacked(np.prod),
+    "average": _stacked(np.mean),
+    "bitwise_and": _stacked(np.bitwise_and.reduce),
+    "bitwise_or": _stacked(np.bitwise_or.reduce),
+    "bitwise_xor": _stacked(np.bitwise_xor.reduce),
+}
 
 
 def reduce_arrays(arrays: Sequence[np.ndarray], kind: str) -> np.ndarray:
-    """Combines equal-shaped arrays with a reduction kind, keeping the dtype."""
-    out = _reduce_fn(kind)(list(arrays))
+    """Combines equal-shaped arrays with a reduction kind, keeping the dtype (average gives floats)."""
+    if kind not in _REDUCE:
+        raise ValueError(f"reduction kind '{kind}' cannot be simulated")
+    out = _REDUCE[kind](list(arrays))
     return out.astype(arrays[0].dtype) if kind != "average" else out
 
 
 def groups(mesh: Mesh, axes: Sequence[int]) -> Iterator[list[tuple[int, ...]]]:
     """The device groups along ``axes``, each in in-group order."""
-    axes = list(axes) if axes else list(range(mesh.rank))
+    axes = _axes(mesh, axes)
     seen: dict[tuple, list] = {}
     for device in mesh.devices():
         key = tuple(c for a, c in enumerate(device) if a not in axes)
