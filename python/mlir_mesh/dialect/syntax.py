@@ -247,9 +247,6 @@ def to_generic(text: str) -> tuple[str, SourceMap]:
             start = m.start()
             cur = Cursor(text, m.end())
             replacement, end, anchors = sharding_attr.format_generic(sharding_attr.parse_body(cur)), cur.pos, []
-            newlines = text.count("\n", start, end)
-            if newlines:
-                replacement += "\n" * newlines + " " * (end - (text.rfind("\n", start, end) + 1))
         else:
             start = m.start("name")
             fmt = formats[m.group("name")[5:]]
@@ -263,11 +260,10 @@ def to_generic(text: str) -> tuple[str, SourceMap]:
             writer = GenericWriter(fmt.opdef, out_len + (start - last))
             replacement = writer.write(parts, start)
             anchors = writer.anchors
-            # Keep the line count: later ops keep their line numbers.
-            newlines = text.count("\n", start, end)
-            if newlines:
-                pad = end - (text.rfind("\n", start, end) + 1)
-                replacement += "\n" * newlines + " " * pad
+        # Keep the line count: later ops keep their line numbers.
+        newlines = text.count("\n", start, end)
+        if newlines:
+            replacement += "\n" * newlines + " " * (end - (text.rfind("\n", start, end) + 1))
         out.append(text[last:start])
         out_len += start - last
         smap.spans.append((out_len, out_len + len(replacement), start, end, anchors))
