@@ -449,12 +449,29 @@ def list_ops() -> str:
     return "\n".join(lines) + "\n"
 
 
+def _attached_values(argv: list[str]) -> list[str]:
+    """Like mlir-opt, a flag's optional value is attached with ``=``, never the next argument.
+
+    argparse would read ``--split-input-file input.mlir`` as a marker and
+    ``--some-pass input.mlir`` as pass options; spell the bare flags with
+    their default value so the file name stays the input.
+    """
+    out = []
+    for arg in argv:
+        if arg == "--split-input-file":
+            arg = f"{arg}={SPLIT_MARKER}"
+        elif arg.startswith("--") and arg[2:] in PASSES:
+            arg = f"{arg}="
+        out.append(arg)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``mesh-opt`` console script; returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
     out, err = sys.stdout, sys.stderr
     parser = build_parser()
-    args, unknown = parser.parse_known_args(argv)
+    args, unknown = parser.parse_known_args(_attached_values(argv))
     if args.version:
         out.write(f"mesh-opt (mlir-mesh {__version__}), MLIR bindings from {BINDINGS}\n")
         return 0
