@@ -95,6 +95,8 @@ __all__ = ["PASSES", "PassFailure", "PassInfo", "add", "emit_error", "register"]
 
 def _load_builtin_passes() -> None:
     from . import propagation  # noqa: F401  (registers mesh-sharding-propagation)
+    from . import spmdization  # noqa: F401  (registers mesh-spmdization)
 
 
 _load_builtin_passes()
+

@@ -85,9 +85,9 @@ def _scalar(attr: ir.Attribute):
 
 
 def _i64s(attr) -> list[int]:
-    return [int(x) for x in ir.DenseI64ArrayAttr(attr)] if isinstance(attr, ir.DenseI64ArrayAttr) else [
-        int(x) for x in np.array(ir.DenseIntElementsAttr(attr)).ravel()
-    ]
+    if isinstance(attr, (ir.DenseI64ArrayAttr, ir.DenseI32ArrayAttr)):
+        return [int(x) for x in attr]
+    return [int(x) for x in np.array(ir.DenseIntElementsAttr(attr)).ravel()]
 
 
 # ------------------------------------------------------------------ elementwise
