@@ -200,6 +200,7 @@ class ReshardBuilder:
         self.mesh = mesh
         self.loc = loc
         self._index_source = index_source
+        self._constants: dict[int, object] = {}
 
     # ------------------------------------------------------------ entry
 
@@ -267,9 +268,12 @@ class ReshardBuilder:
         return list(m.ProcessMultiIndexOp(mesh=self.mesh.name, result_types=index, loc=self.loc).result)
 
     def _const(self, n: int):
+        """An index constant, made once per builder (one builder serves one insertion point)."""
         from ._mlir import arith, ir
 
-        return arith.ConstantOp(ir.IndexType.get(), n, loc=self.loc).result
+        if n not in self._constants:
+            self._constants[n] = arith.ConstantOp(ir.IndexType.get(), n, loc=self.loc).result
+        return self._constants[n]
 
     def _arith(self, name: str, a, b):
         from ._mlir import ir
@@ -458,7 +462,10 @@ class ReshardBuilder:
                 i = self.mesh.in_group_index(dev, axes)
                 starts[i], lengths[i] = start, stop - start
             index = self._in_group_index(axes)
-            offsets.append(self._lookup(index, starts))
+            if not dst.sharded_dims_offsets and is_even(Sharding(dst.mesh, (axes,)), (shape[d],), self.mesh):
+                offsets.append(self._arith("muli", index, self._const(lengths[0])))
+            else:
+                offsets.append(self._lookup(index, starts))
             sizes.append(lengths[0] if not ir_dynamic(out_type.shape[d]) else self._lookup(index, lengths))
         value = self._extract(value, offsets, sizes, out_type)
         extra = tuple(a for a in dst.partial_axes if a not in src.partial_axes)
