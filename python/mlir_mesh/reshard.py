@@ -63,10 +63,6 @@ def is_even(sharding: Sharding, shape: Sequence[int | None], mesh: Mesh) -> bool
     return True
 
 
-def _state(split, partial, kind, mesh_name) -> Sharding:
-    return Sharding(mesh_name, tuple(split), tuple(sorted(partial)), kind if partial else "sum")
-
-
 def plan(src: Sharding, dst: Sharding, shape: Sequence[int], mesh: Mesh) -> list[Step]:
     """The cheapest sequence of even moves from ``src`` to ``dst`` (both without halos, even).
 
@@ -76,93 +72,130 @@ def plan(src: Sharding, dst: Sharding, shape: Sequence[int], mesh: Mesh) -> list
     return list(_plan(src, dst, tuple(shape), mesh))
 
 
+# The search runs on plain tuples, (split axes per dimension, sorted partial
+# axes); shardings are made for the steps of the plan found.
+_State = tuple
+
+
 @functools.lru_cache(maxsize=4096)
 def _plan(src: Sharding, dst: Sharding, shape: tuple, mesh: Mesh) -> tuple[Step, ...]:
     rank = len(shape)
-    start = _state(src.padded_split(rank), src.partial_axes, src.partial_type, mesh.name)
-    goal = _state(dst.padded_split(rank), dst.partial_axes, dst.partial_type, mesh.name)
+    start = (src.padded_split(rank), tuple(sorted(src.partial_axes)))
+    goal = (dst.padded_split(rank), tuple(sorted(dst.partial_axes)))
     if start == goal:
         return ()
     keep_partial = set(src.partial_axes) & set(dst.partial_axes)
     if keep_partial and src.partial_type != dst.partial_type:
         raise ValueError(f"cannot turn a partial '{src.partial_type}' value into a partial '{dst.partial_type}' one")
-    axes_pool = sorted(src.used_axes | dst.used_axes)
+    search = _Search(src, dst, shape, mesh, sorted(src.used_axes | dst.used_axes))
     counter = itertools.count()
     frontier = [((0.0, 0), next(counter), start, ())]
     best = {start: (0.0, 0)}
     while frontier:
-        cost, _, state, steps = heapq.heappop(frontier)
+        cost, _, state, moves = heapq.heappop(frontier)
         if state == goal:
-            return steps
+            return tuple(search.step(move, mesh.name) for move in moves)
         if best.get(state, cost) < cost:
             continue
-        for step in _moves(state, dst, shape, mesh, axes_pool):
-            new_cost = (cost[0] + step.cost, cost[1] + 1)
-            if new_cost < best.get(step.after, (math.inf, 0)):
-                best[step.after] = new_cost
-                heapq.heappush(frontier, (new_cost, next(counter), step.after, steps + (step,)))
+        for move in search.moves(state):
+            after = move[-1]
+            new_cost = (cost[0] + move[1], cost[1] + 1)
+            if new_cost < best.get(after, (math.inf, 0)):
+                best[after] = new_cost
+                heapq.heappush(frontier, (new_cost, next(counter), after, moves + (move,)))
     raise ValueError(f"no resharding from {src} to {dst} on a tensor of shape {shape}")
 
 
-def _moves(state: Sharding, dst: Sharding, shape: tuple, mesh: Mesh, pool: list[int]):
-    rank = len(shape)
-    split = list(state.padded_split(rank))
-    partial = set(state.partial_axes)
-    kind = state.partial_type
-    local = local_elements(state, shape, mesh)
-    used = {a for g in split for a in g} | partial
-    free = [a for a in pool if a not in used]
+class _Search:
+    """The moves out of a state; a move is (kind, cost, axes, dim, src_dim, before, after)."""
 
-    def make(kind_, axes, new_split, new_partial, cost, dim=-1, src_dim=-1, reduction="sum"):
-        after = _state(new_split, new_partial, kind if new_partial else "sum", mesh.name)
-        if not is_even(after, shape, mesh):
-            return None
-        return Step(kind_, tuple(axes), dim, src_dim, reduction, state, after, cost)
+    def __init__(self, src: Sharding, dst: Sharding, shape: tuple, mesh: Mesh, pool: list[int]):
+        self.src_partial = set(src.partial_axes)
+        self.kind = src.partial_type
+        self.dst = dst
+        self.shape = shape
+        self.mesh = mesh
+        self.pool = pool
+        self.dst_split = dst.padded_split(len(shape))
 
-    candidates = []
-    to_reduce = [a for a in state.partial_axes if a not in dst.partial_axes]
-    if to_reduce:
-        k = mesh.group_size(to_reduce)
-        rest = partial - set(to_reduce)
-        candidates.append(make("all_reduce", to_reduce, split, rest, 2 * (k - 1) / k * local, reduction=kind))
+    def group(self, axes) -> int:
+        n = 1
+        for a in axes:
+            n *= self.mesh.shape[a]
+        return n
+
+    def even(self, d: int, axes) -> bool:
+        return self.shape[d] % self.group(axes) == 0
+
+    def local(self, split) -> int:
+        n = 1
+        for size, axes in zip(self.shape, split):
+            n *= size // self.group(axes)
+        return n
+
+    def moves(self, state: _State):
+        split, partial = state
+        rank = len(split)
+        local = self.local(split)
+        used = {a for g in split for a in g} | set(partial)
+        free = [a for a in self.pool if a not in used]
+        out = []
+
+        def add(kind, cost, axes, dim, src_dim, new_split, new_partial):
+            out.append((kind, cost, tuple(axes), dim, src_dim, state, (tuple(new_split), tuple(sorted(new_partial)))))
+
+        to_reduce = [a for a in partial if a not in self.dst.partial_axes]
+        if to_reduce:
+            k = self.group(to_reduce)
+            rest = [a for a in partial if a not in to_reduce]
+            add("all_reduce", 2 * (k - 1) / k * local, to_reduce, -1, -1, split, rest)
+            for d in range(rank):
+                order = sorted(to_reduce, key=lambda a: _position(self.dst_split[d], a))
+                if self.even(d, split[d] + tuple(order)):
+                    new = list(split)
+                    new[d] = split[d] + tuple(order)
+                    add("reduce_scatter", (k - 1) / k * local, order, d, -1, new, rest)
+        else:
+            to_partial = [a for a in self.dst.partial_axes if a not in used]
+            if to_partial:
+                add("partialize", 0.0, to_partial, -1, -1, split, list(partial) + to_partial)
         for d in range(rank):
-            order = sorted(to_reduce, key=lambda a: _position(dst.axes_of(d), a))
-            new = split.copy()
-            new[d] = split[d] + tuple(order)
-            candidates.append(make("reduce_scatter", order, new, rest, (k - 1) / k * local, dim=d, reduction=kind))
-    to_partial = [a for a in dst.partial_axes if a not in partial and a not in used]
-    if to_partial and not to_reduce:
-        candidates.append(
-            Step("partialize", tuple(to_partial), reduction=dst.partial_type, before=state,
-                 after=_state(split, partial | set(to_partial), dst.partial_type, mesh.name), cost=0.0)
-        )
-    for d in range(rank):
-        axes = split[d]
-        for n in range(1, len(axes) + 1):  # gather a suffix
-            gathered = axes[-n:]
-            k = mesh.group_size(gathered)
-            new = split.copy()
-            new[d] = axes[:-n]
-            candidates.append(make("all_gather", gathered, new, partial, (k - 1) * local, dim=d))
-            for e in range(rank):  # or move it to the end of another dimension
-                if e == d:
-                    continue
-                new = split.copy()
+            axes = split[d]
+            for n in range(1, len(axes) + 1):  # gather a suffix, or move it to another dimension
+                moved = axes[-n:]
+                k = self.group(moved)
+                new = list(split)
                 new[d] = axes[:-n]
-                new[e] = split[e] + gathered
-                candidates.append(make("all_to_all", gathered, new, partial, (k - 1) / k * local, dim=e, src_dim=d))
-        if len(axes) > 1:
-            for perm in itertools.permutations(axes):
-                if perm != axes:
-                    new = split.copy()
-                    new[d] = perm
-                    candidates.append(make("permute", perm, new, partial, float(local), dim=d))
-        for n in range(1, len(free) + 1):  # slice by free axes
-            for extra in itertools.permutations(free, n):
-                new = split.copy()
-                new[d] = axes + extra
-                candidates.append(make("all_slice", extra, new, partial, 0.0, dim=d))
-    return [c for c in candidates if c is not None]
+                add("all_gather", (k - 1) * local, moved, d, -1, new, partial)
+                for e in range(rank):
+                    if e != d and self.even(e, split[e] + moved):
+                        new = list(split)
+                        new[d] = axes[:-n]
+                        new[e] = split[e] + moved
+                        add("all_to_all", (k - 1) / k * local, moved, e, d, new, partial)
+            if len(axes) > 1:
+                for perm in itertools.permutations(axes):
+                    if perm != axes:
+                        new = list(split)
+                        new[d] = perm
+                        add("permute", float(local), perm, d, -1, new, partial)
+            for n in range(1, len(free) + 1):  # split further by free axes
+                for extra in itertools.permutations(free, n):
+                    if self.even(d, axes + extra):
+                        new = list(split)
+                        new[d] = axes + extra
+                        add("all_slice", 0.0, extra, d, -1, new, partial)
+        return out
+
+    def step(self, move, mesh_name: str) -> Step:
+        kind, cost, axes, dim, src_dim, before, after = move
+        return Step(kind, axes, dim, src_dim, self.kind if kind != "partialize" else self.dst.partial_type,
+                    self.sharding(before, mesh_name), self.sharding(after, mesh_name), cost)
+
+    def sharding(self, state: _State, mesh_name: str) -> Sharding:
+        split, partial = state
+        kind = self.kind if set(partial) <= self.src_partial else self.dst.partial_type
+        return Sharding(mesh_name, split, partial, kind if partial else "sum")
 
 
 def _position(axes: tuple, a: int) -> int:

@@ -294,16 +294,6 @@ class FunctionSpmdizer:
             _fail(op, f"operands and results are sharded on different meshes: {', '.join('@' + n for n in sorted(mesh_names))}")
         mesh_name = mesh_names.pop()
         loops = self._loop_axes(rule, current, result_targets)
-        # operands: what the loop split asks of each
-        new_operands = []
-        for i, v in enumerate(operands):
-            local, s = current[i]
-            amap = rule.operand_maps[i] if i < len(rule.operand_maps) else None
-            if amap is None or not _is_tensor(v.type):
-                new_operands.append(local)
-                continue
-            need = Sharding(mesh_name, tuple(loops.get(l, ()) if l is not None else () for l in amap))
-            new_operands.append(self.reshard(local, s, need, self.global_type(v), op))
         # results: split like their loops, partial over the split reduction loops
         partial, kinds = [], set()
         for l, axes in loops.items():
@@ -321,6 +311,21 @@ class FunctionSpmdizer:
                 continue
             split = tuple(loops.get(l, ()) if l is not None else () for l in amap)
             result_shardings.append(Sharding(mesh_name, split, tuple(sorted(partial)), kind))
+        # operands: what the loop split asks of each.  The init of a destination-style op is
+        # combined into the result once per device, so it takes the result's partial axes too:
+        # one device keeps it, the others start from the neutral element.
+        inits = _init_operands(op)
+        new_operands = []
+        for i, v in enumerate(operands):
+            local, s = current[i]
+            amap = rule.operand_maps[i] if i < len(rule.operand_maps) else None
+            if amap is None or not _is_tensor(v.type):
+                new_operands.append(local)
+                continue
+            need = Sharding(mesh_name, tuple(loops.get(l, ()) if l is not None else () for l in amap))
+            if i in inits and partial:
+                need = need.replace(partial_axes=tuple(sorted(partial)), partial_type=kind)
+            new_operands.append(self.reshard(local, s, need, self.global_type(v), op))
         if op.name in _CONSTANTS or op.name in ("tensor.empty", "tensor.splat"):
             self.partition_source(op, new_operands, result_shardings)
             return
@@ -417,6 +422,14 @@ class FunctionSpmdizer:
             for block in list(old_region.blocks):
                 block.append_to(new_region)
         return new
+
+
+def _init_operands(op) -> set[int]:
+    """Operand positions that initialise the results (linalg's ``outs``)."""
+    if op.name.startswith("linalg."):
+        n = len(op.operands)
+        return set(range(n - len(op.results), n))
+    return set()
 
 
 def _attributes(op) -> dict:
