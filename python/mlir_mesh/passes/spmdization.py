@@ -113,6 +113,9 @@ class FunctionSpmdizer:
             dst = Sharding(src.mesh)
         if src is None:
             src = Sharding(dst.mesh)
+            local_splat = self._local_splat(value, dst, global_type, where)
+            if local_splat is not None:
+                return local_splat
         if src.mesh != dst.mesh:
             _fail(where, f"cannot reshard between meshes @{src.mesh} and @{dst.mesh}")
         mesh = self.mesh_of(dst, where)
@@ -126,6 +129,23 @@ class FunctionSpmdizer:
 
     def global_type(self, value):
         return self.arg_types.get(value, value.type)
+
+    def _local_splat(self, value, dst: Sharding, global_type, where):
+        """A whole splat constant needed as a shard: a splat of the shard's type, no slicing."""
+        owner = value.owner
+        if not isinstance(owner, ir.OpView) or owner.operation.name not in ("arith.constant", "stablehlo.constant"):
+            return None
+        if dst.partial_axes or dst.halo_sizes:
+            return None
+        dense = owner.operation.attributes["value"]
+        if not isinstance(dense, ir.DenseElementsAttr) or not dense.is_splat:
+            return None
+        t = self.local_type_of(global_type, dst, where)
+        if any(d < 0 for d in t.shape):
+            return None
+        attrs = _attributes(owner.operation)
+        attrs["value"] = ir.DenseElementsAttr.get_splat(t, dense.get_splat_value())
+        return ir.Operation.create(owner.operation.name, results=[t], attributes=attrs, loc=owner.location).results[0]
 
     def lookup(self, value):
         return self.local.get(value, (value, None))
@@ -144,26 +164,33 @@ class FunctionSpmdizer:
     def run(self) -> None:
         func = self.func
         ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
-        original = list(self.block.operations)
+        original = [op.operation for op in self.block.operations]
         self.first_op = original[0]
+        # rules read the global types: take them all before arguments get local types
+        rules = [self._rule(op) for op in original]
         for i, arg in enumerate(self.block.arguments):
             self._arg_sharding(i, arg)
-        for op in original:
-            op = op.operation
+        for op, rule in zip(original, rules):
             self.old_ops.append(op)
             with ir.InsertionPoint(op), op.location:
-                self.visit(op)
+                self.visit(op, rule)
         for op in reversed(self.old_ops):
             op.erase()
+        for op in reversed(list(self.block.operations)):  # whole constants that only fed local splats
+            op = op.operation
+            if op.name in _CONSTANTS and not any(True for r in op.results for _ in r.uses):
+                op.erase()
         self._finish_signature(ftype)
 
     def _arg_sharding(self, i, arg) -> Sharding | None:
         s = argument_sharding(self.func, i)
+        where = self.func
         if s is None:  # hand-annotated: a plain mesh.shard of the argument defines its sharding
             for use in arg.uses:
                 owner = use.owner
                 if owner.name == "mesh.shard" and "annotate_for_users" not in owner.attributes:
                     s = Sharding.of_value(owner.operands[1])
+                    where = owner
                     break
         if s is None or not _is_tensor(arg.type):
             return None
@@ -171,7 +198,7 @@ class FunctionSpmdizer:
         if self.boundary == "local":
             self.local[arg] = (arg, s)
             self.arg_types[arg] = arg.type
-            arg.set_type(self.local_type_of(arg.type, s, self.func))
+            arg.set_type(self.local_type_of(arg.type, s, where))
         else:
             self.local[arg] = (self._slice_argument(arg, s), s)
         return s
@@ -195,7 +222,15 @@ class FunctionSpmdizer:
 
     # ------------------------------------------------------------ ops
 
-    def visit(self, op) -> None:
+    @staticmethod
+    def _rule(op):
+        if op.name.startswith(("mesh.", "func.")):
+            return None
+        if not any(_is_tensor(v.type) for v in list(op.operands) + list(op.results)):
+            return None
+        return get_rule(op)
+
+    def visit(self, op, rule) -> None:
         name = op.name
         if name == "mesh.sharding":
             self.old_ops.pop()  # kept until its users are gone; erased afterwards if unused
@@ -212,7 +247,6 @@ class FunctionSpmdizer:
         elif name == "func.call":
             self.visit_call(op)
         else:
-            rule = get_rule(op) if any(_is_tensor(v.type) for v in list(op.operands) + list(op.results)) else None
             if rule is None:
                 self.replicate(op)
             else:
