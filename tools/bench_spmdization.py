@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Benchmark: spmdization of generated MLP stacks.
+
+Times mlir-mesh's ``mesh-spmdization`` against upstream MLIR's C++
+``shard-partition`` on the same program (the linalg MLP stack of
+``bench_propagation.py``, written in the ``shard`` dialect for upstream),
+in the same process and MLIR build.  Each side first completes the
+annotations with its own propagation pass (not timed); only the partition
+pass is timed, on a freshly parsed module each run.
+
+    python tools/bench_spmdization.py                 # 1k, 10k, 100k ops
+    python tools/bench_spmdization.py --ops 10000 --repeat 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import time
+
+import mlir_mesh
+from mlir_mesh import ir
+from mlir_mesh._mlir import passmanager
+from mlir_mesh.passes.propagation import propagate
+from mlir_mesh.passes.spmdization import spmdize
+
+sys.path.insert(0, os.path.dirname(__file__))
+import bench_propagation  # noqa: E402  (the same programs)
+
+
+def generate(n_ops: int, dialect: str) -> str:
+    """bench_propagation's MLP stack, the weight annotated (replicated) once.
+
+    Upstream's shard-partition wants every block argument used once, so
+    the shared weight goes through one ``shard`` op that all layers use.
+    """
+    text = bench_propagation.generate(n_ops * 2, dialect)  # 4 ops per layer there, 2 here
+    annotate = (
+        f"  %r = {dialect}.sharding @mesh0 split_axes = [[]] : !{dialect}.sharding\n"
+        f"  %wr = {dialect}.shard %w to %r : tensor<128x128xf32>\n"
+    )
+    head, sep, body = text.partition(f"  %s = {dialect}.sharding")
+    body = body.replace(", %w :", ", %wr :")
+    # Upstream cannot partition a tensor.empty its propagation annotated for users: the
+    # layers accumulate into their input instead (same ops otherwise, 2 per layer).
+    lines = [line for line in body.split("\n") if "tensor.empty" not in line]
+    body = "\n".join(lines)
+    body = re.sub(r"outs\(%e(\d+)", r"outs(%x\1", body)
+    body = re.sub(r"outs\(%f(\d+)", r"outs(%m\1", body)
+    return head + annotate + sep + body
+
+
+def time_ours(text: str, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        ctx = mlir_mesh.Context()
+        module = mlir_mesh.parse(text, ctx)
+        with ctx, ir.Location.unknown():
+            propagate(module)
+            t0 = time.perf_counter()
+            spmdize(module)
+            best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def time_upstream(text: str, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        ctx = mlir_mesh.Context()
+        with ctx:
+            module = ir.Module.parse(text)
+            passmanager.PassManager.parse("builtin.module(func.func(sharding-propagation))").run(module.operation)
+            pm = passmanager.PassManager.parse("builtin.module(func.func(shard-partition))")
+            t0 = time.perf_counter()
+            try:
+                pm.run(module.operation)
+            except ir.MLIRError as e:  # upstream's partition rejects some propagated programs
+                first = str(e).split("\n")[1].strip() if "\n" in str(e) else str(e)
+                return f"failed: {first}"
+            best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--ops", type=int, action="append", help="program size in ops (repeatable)")
+    p.add_argument("--repeat", type=int, default=3, help="best of this many runs")
+    args = p.parse_args()
+    sizes = args.ops or [1_000, 10_000, 100_000]
+    print("| ops | mlir-mesh | upstream C++ | ratio | mlir-mesh per op |")
+    print("|---:|---:|---:|---:|---:|")
+    for n in sizes:
+        repeat = args.repeat if n <= 10_000 else 1
+        ours = time_ours(generate(n, "mesh"), repeat)
+        upstream = time_upstream(generate(n, "shard"), repeat)
+        theirs, ratio = (f"{upstream:.3f} s", f"{ours / upstream:.1f}x") if isinstance(upstream, float) else (upstream, "-")
+        print(f"| {n:,} | {ours:.3f} s | {theirs} | {ratio} | {ours / n * 1e6:.0f} us |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
