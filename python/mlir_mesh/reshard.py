@@ -476,8 +476,6 @@ class ReshardBuilder:
 
     def slice_for_device(self, value, src: Sharding, dst: Sharding, shape, global_type):
         """From a value replicated on the split axes of ``dst``: each device extracts its own shard."""
-        from ._mlir import ir
-
         rank = len(shape)
         out_type = local_type(global_type, dst.replace(halo_sizes=(), partial_axes=()), self.mesh)
         devices = list(self.mesh.devices())

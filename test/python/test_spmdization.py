@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 import mlir_mesh
-from mlir_mesh import ir
 from mlir_mesh._mlir import passmanager
 from mlir_mesh.passes import PassFailure, add
 from mlir_mesh.passes.propagation import propagate

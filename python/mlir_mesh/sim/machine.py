@@ -24,7 +24,7 @@ from .._mlir import ir
 from ..dialect.kinds import KINDS
 from ..sharding import Mesh, Sharding, argument_sharding, result_sharding
 from . import collectives as cc
-from .payload import SimulationError, evaluator_for, linalg_evaluator, numpy_dtype, run_block
+from .payload import SimulationError, evaluator_for, linalg_evaluator, numpy_dtype
 
 SPMDIZED_ATTR = "mesh.spmdized"
 
