@@ -56,9 +56,8 @@ class Failed(Exception):
     """Spmdization of one function stopped after an error diagnostic."""
 
 
-def _fail(op_or_loc, message: str):
-    loc = op_or_loc if isinstance(op_or_loc, ir.Location) else op_or_loc.location
-    emit("error", loc, message)
+def _fail(op, message: str):
+    emit("error", op.location, message)
     raise Failed()
 
 
@@ -137,15 +136,7 @@ class FunctionSpmdizer:
             return None
         if dst.partial_axes or dst.halo_sizes:
             return None
-        dense = owner.operation.attributes["value"]
-        if not isinstance(dense, ir.DenseElementsAttr) or not dense.is_splat:
-            return None
-        t = self.local_type_of(global_type, dst, where)
-        if any(d < 0 for d in t.shape):
-            return None
-        attrs = _attributes(owner.operation)
-        attrs["value"] = ir.DenseElementsAttr.get_splat(t, dense.get_splat_value())
-        return ir.Operation.create(owner.operation.name, results=[t], attributes=attrs, loc=owner.location).results[0]
+        return _splat_at(owner.operation, self.local_type_of(global_type, dst, where))
 
     def lookup(self, value):
         return self.local.get(value, (value, None))
@@ -162,8 +153,6 @@ class FunctionSpmdizer:
     # ------------------------------------------------------------ the function
 
     def run(self) -> None:
-        func = self.func
-        ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
         original = [op.operation for op in self.block.operations]
         self.first_op = original[0]
         # rules read the global types: take them all before arguments get local types
@@ -180,9 +169,9 @@ class FunctionSpmdizer:
             op = op.operation
             if op.name in _CONSTANTS and not any(True for r in op.results for _ in r.uses):
                 op.erase()
-        self._finish_signature(ftype)
+        self._finish_signature()
 
-    def _arg_sharding(self, i, arg) -> Sharding | None:
+    def _arg_sharding(self, i, arg) -> None:
         s = argument_sharding(self.func, i)
         where = self.func
         if s is None:  # hand-annotated: a plain mesh.shard of the argument defines its sharding
@@ -193,7 +182,7 @@ class FunctionSpmdizer:
                     where = owner
                     break
         if s is None or not _is_tensor(arg.type):
-            return None
+            return
         s = s.closed()
         if self.boundary == "local":
             self.local[arg] = (arg, s)
@@ -201,7 +190,6 @@ class FunctionSpmdizer:
             arg.set_type(self.local_type_of(arg.type, s, where))
         else:
             self.local[arg] = (self._slice_argument(arg, s), s)
-        return s
 
     def _slice_argument(self, arg, s: Sharding):
         """Global boundary: each device extracts its shard of a whole argument."""
@@ -213,7 +201,7 @@ class FunctionSpmdizer:
             builder = self.builder(mesh, self.func.location)
             return builder.slice_for_device(arg, Sharding(s.mesh), s, shape, arg.type)
 
-    def _finish_signature(self, ftype) -> None:
+    def _finish_signature(self) -> None:
         arg_types = [a.type for a in self.block.arguments]
         terminator = list(self.block.operations)[-1]
         result_types = [v.type for v in terminator.operands]
@@ -271,8 +259,7 @@ class FunctionSpmdizer:
             target = result_sharding(self.func, i) if self.boundary == "local" else None
             target = target.closed() if target is not None else (s if self.boundary == "local" else None)
             operands.append(self.reshard(local, s, target, self.global_type(v), op))
-        new = ir.Operation.create("func.return", operands=operands, loc=op.location)
-        del new
+        ir.Operation.create("func.return", operands=operands, loc=op.location)
 
     def visit_call(self, op) -> None:
         callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
@@ -343,8 +330,7 @@ class FunctionSpmdizer:
             if amap is None or not _is_tensor(r.type):
                 result_shardings.append(None)
                 continue
-            split = tuple(loops.get(l, ()) if l is not None else () for l in amap)
-            result_shardings.append(Sharding(mesh_name, split, tuple(sorted(partial)), kind))
+            result_shardings.append(Sharding(mesh_name, _split_of(amap, loops), tuple(sorted(partial)), kind))
         # operands: what the loop split asks of each.  The init of a destination-style op is
         # combined into the result once per device, so it takes the result's partial axes too:
         # one device keeps it, the others start from the neutral element.
@@ -356,7 +342,7 @@ class FunctionSpmdizer:
             if amap is None or not _is_tensor(v.type):
                 new_operands.append(local)
                 continue
-            need = Sharding(mesh_name, tuple(loops.get(l, ()) if l is not None else () for l in amap))
+            need = Sharding(mesh_name, _split_of(amap, loops))
             if i in inits and partial:
                 need = need.replace(partial_axes=tuple(sorted(partial)), partial_type=kind)
             new_operands.append(self.reshard(local, s, need, self.global_type(v), op))
@@ -397,7 +383,7 @@ class FunctionSpmdizer:
             if s is None or amap is None:
                 continue
             for d, l in enumerate(amap):
-                if rule.loops[l if l is not None else 0] != REDUCTION or l is None:
+                if l is not None and rule.loops[l] != REDUCTION:  # partial axes choose reduction loops below
                     offer(l, s.axes_of(d))
         for i, (_, s) in enumerate(current):
             amap = rule.operand_maps[i] if i < len(rule.operand_maps) else None
@@ -432,13 +418,9 @@ class FunctionSpmdizer:
             new = self.clone(op, operands, [t])
             self.local[r] = (new.results[0], s)
             return
-        key = "values" if op.name == "tosa.const" else "value"
-        dense = ir.DenseElementsAttr(op.attributes[key])
-        if dense.is_splat and all(d >= 0 for d in t.shape):
-            attrs = _attributes(op)
-            attrs[key] = ir.DenseElementsAttr.get_splat(t, dense.get_splat_value())
-            new = ir.Operation.create(op.name, results=[t], attributes=attrs, loc=op.location)
-            self.local[r] = (new.results[0], s)
+        splat = _splat_at(op, t)
+        if splat is not None:
+            self.local[r] = (splat, s)
             return
         whole = self.clone(op, [], [r.type])
         self.local[r] = (self.reshard(whole.results[0], None, s, r.type, op), s)
@@ -456,6 +438,22 @@ class FunctionSpmdizer:
             for block in list(old_region.blocks):
                 block.append_to(new_region)
         return new
+
+
+def _splat_at(op, t):
+    """A copy of the splat constant ``op`` with the static type ``t``, or None if ``op`` is not a splat."""
+    key = "values" if op.name == "tosa.const" else "value"
+    dense = op.attributes[key]
+    if not isinstance(dense, ir.DenseElementsAttr) or not dense.is_splat or any(d < 0 for d in t.shape):
+        return None
+    attrs = _attributes(op)
+    attrs[key] = ir.DenseElementsAttr.get_splat(t, dense.get_splat_value())
+    return ir.Operation.create(op.name, results=[t], attributes=attrs, loc=op.location).results[0]
+
+
+def _split_of(amap, loops) -> tuple:
+    """The split axes of a tensor indexed by ``amap`` (dim -> loop) when ``loops`` are split."""
+    return tuple(loops.get(l, ()) if l is not None else () for l in amap)
 
 
 def _init_operands(op) -> set[int]:
@@ -496,9 +494,11 @@ def spmdize(module, boundary: str = "local") -> None:
         f = funcs.get(name)
         if f is None or boundary == "global" or not len(f.regions[0].blocks):
             return [], []
-        n_args = len(ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value).inputs)
-        n_res = len(ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value).results)
-        return [argument_sharding(f, i) for i in range(n_args)], [result_sharding(f, i) for i in range(n_res)]
+        ftype = ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value)
+        return (
+            [argument_sharding(f, i) for i in range(len(ftype.inputs))],
+            [result_sharding(f, i) for i in range(len(ftype.results))],
+        )
 
     # every function's boundary shardings are read before any function changes
     boundaries = {name: callee_shardings(name) for name in funcs}
