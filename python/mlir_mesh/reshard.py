@@ -49,10 +49,6 @@ class Step:
     cost: float = 0.0
 
 
-def local_elements(sharding: Sharding, shape: Sequence[int], mesh: Mesh) -> int:
-    return math.prod(sharding.shard_shape(shape, mesh))
-
-
 def is_even(sharding: Sharding, shape: Sequence[int | None], mesh: Mesh) -> bool:
     """Every split dimension divides evenly and no explicit offsets are given."""
     if sharding.sharded_dims_offsets:
@@ -253,16 +249,12 @@ class ReshardBuilder:
         if src.halo_sizes:
             value = self._strip_halos(value, src, shape, global_type)
         if is_even(plain_src, shape, self.mesh) and is_even(plain_dst, shape, self.mesh):
-            value = self._run_plan(value, plan(plain_src, plain_dst, shape, self.mesh), shape, global_type)
+            for step in plan(plain_src, plain_dst, shape, self.mesh):
+                value = self.emit_step(value, step, global_type)
         else:
             value = self._through_replicated(value, plain_src, plain_dst, shape, global_type)
         if dst.halo_sizes:
             value = self._add_halos(value, dst, global_type)
-        return value
-
-    def _run_plan(self, value, steps, shape, global_type):
-        for step in steps:
-            value = self.emit_step(value, step, global_type)
         return value
 
     # ------------------------------------------------------------ one move
@@ -332,19 +324,25 @@ class ReshardBuilder:
     def _in_group_index(self, axes):
         return self._encode(self._coords(), list(axes))
 
+    def _equals(self, index, n: int):
+        """``index == n`` (``arith.cmpi eq``)."""
+        from ._mlir import ir
+
+        eq = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 0)
+        return ir.Operation.create(
+            "arith.cmpi", results=[ir.IntegerType.get_signless(1)], operands=[index, self._const(n)],
+            attributes={"predicate": eq}, loc=self.loc,
+        ).results[0]
+
     def _lookup(self, index, table: Sequence[int]):
         """``table[index]`` as a chain of selects (tables are group-sized)."""
-        from ._mlir import arith, ir
+        from ._mlir import arith
 
         if len(set(table)) == 1:
             return self._const(table[0])
         value = self._const(table[-1])
         for i in range(len(table) - 2, -1, -1):
-            cond = ir.Operation.create(
-                "arith.cmpi", results=[ir.IntegerType.get_signless(1)], operands=[index, self._const(i)],
-                attributes={"predicate": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 0)}, loc=self.loc,
-            ).results[0]
-            value = arith.SelectOp(cond, self._const(table[i]), value, loc=self.loc).result
+            value = arith.SelectOp(self._equals(index, i), self._const(table[i]), value, loc=self.loc).result
         return value
 
     # ------------------------------------------------------------ permute and partialize
@@ -372,16 +370,9 @@ class ReshardBuilder:
         neutral = {"sum": 0, "bitwise_xor": 0, "product": 1}.get(kind)
         if neutral is None:
             raise ValueError(f"cannot make a value partial with reduction '{kind}'")
-        t = ir.RankedTensorType(value.type)
-        elem = t.element_type
-        scalar = ir.FloatAttr.get(elem, float(neutral)) if isinstance(elem, ir.FloatType) else ir.IntegerAttr.get(elem, neutral)
-        fill = arith.ConstantOp(t, ir.DenseElementsAttr.get_splat(t, scalar), loc=self.loc).result
-        index = self._in_group_index(axes)
-        cond = ir.Operation.create(
-            "arith.cmpi", results=[ir.IntegerType.get_signless(1)], operands=[index, self._const(0)],
-            attributes={"predicate": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 0)}, loc=self.loc,
-        ).results[0]
-        return arith.SelectOp(cond, value, fill, loc=self.loc).result
+        fill = self._splat(ir.RankedTensorType(value.type), neutral)
+        keeper = self._equals(self._in_group_index(axes), 0)
+        return arith.SelectOp(keeper, value, fill, loc=self.loc).result
 
     # ------------------------------------------------------------ halos
 
@@ -419,11 +410,9 @@ class ReshardBuilder:
             from .dialect import ops as m
 
             reduced = tuple(a for a in src.partial_axes if a not in dst.partial_axes)
-            rest = tuple(a for a in src.partial_axes if a in dst.partial_axes)
-            after = src.replace(partial_axes=rest)
             value = m.AllReduceOp(value, mesh=self.mesh.name, mesh_axes=reduced, reduction=src.partial_type,
                                   result_type=value.type, loc=self.loc).result
-            src = after
+            src = src.replace(partial_axes=tuple(a for a in src.partial_axes if a in dst.partial_axes))
         whole = Sharding(self.mesh.name, partial_axes=src.partial_axes, partial_type=src.partial_type)
         value = self._gather_uneven(value, src, shape, global_type)
         return self.slice_for_device(value, whole, dst, shape, global_type)
@@ -437,15 +426,7 @@ class ReshardBuilder:
         split = [d for d in range(rank) if src.axes_of(d)]
         if not split:
             return value
-        devices = list(self.mesh.devices())
-        chunks = {}
-        for d in split:
-            axes = src.axes_of(d)
-            sizes = [0] * self.mesh.group_size(axes)
-            for dev in devices:
-                start, stop, _ = src.dim_slice(shape, self.mesh, d, dev)
-                sizes[self.mesh.in_group_index(dev, axes)] = stop - start
-            chunks[d] = sizes
+        chunks = {d: self._extents(src, shape, d)[1] for d in split}
         elem = ir.RankedTensorType(global_type).element_type
         padded_shape = [max(chunks[d]) if d in chunks else shape[d] for d in range(rank)]
         padded_type = ir.RankedTensorType.get(padded_shape, elem)
@@ -474,11 +455,21 @@ class ReshardBuilder:
             value = pieces[0] if len(pieces) == 1 else self._concat(pieces, d, ir.RankedTensorType.get(full_shape, elem))
         return value
 
+    def _extents(self, sharding: Sharding, shape, d: int) -> tuple[list[int], list[int]]:
+        """Start and length of dimension ``d`` on each in-group index of its split axes."""
+        axes = sharding.axes_of(d)
+        starts = [0] * self.mesh.group_size(axes)
+        lengths = [0] * len(starts)
+        for dev in self.mesh.devices():
+            start, stop, _ = sharding.dim_slice(shape, self.mesh, d, dev)
+            i = self.mesh.in_group_index(dev, axes)
+            starts[i], lengths[i] = start, stop - start
+        return starts, lengths
+
     def slice_for_device(self, value, src: Sharding, dst: Sharding, shape, global_type):
         """From a value replicated on the split axes of ``dst``: each device extracts its own shard."""
         rank = len(shape)
         out_type = local_type(global_type, dst.replace(halo_sizes=(), partial_axes=()), self.mesh)
-        devices = list(self.mesh.devices())
         offsets, sizes = [], []
         for d in range(rank):
             axes = dst.axes_of(d)
@@ -486,12 +477,7 @@ class ReshardBuilder:
                 offsets.append(0)
                 sizes.append(shape[d])
                 continue
-            starts = [0] * self.mesh.group_size(axes)
-            lengths = [0] * len(starts)
-            for dev in devices:
-                start, stop, _ = dst.dim_slice(shape, self.mesh, d, dev)
-                i = self.mesh.in_group_index(dev, axes)
-                starts[i], lengths[i] = start, stop - start
+            starts, lengths = self._extents(dst, shape, d)
             index = self._in_group_index(axes)
             if not dst.sharded_dims_offsets and is_even(Sharding(dst.mesh, (axes,)), (shape[d],), self.mesh):
                 offsets.append(self._arith("muli", index, self._const(lengths[0])))
@@ -506,12 +492,16 @@ class ReshardBuilder:
 
     # ------------------------------------------------------------ tensor ops
 
-    def _zeros(self, t):
+    def _splat(self, t, number):
+        """A constant tensor of type ``t`` filled with ``number``."""
         from ._mlir import arith, ir
 
         elem = t.element_type
-        zero = ir.FloatAttr.get(elem, 0.0) if isinstance(elem, ir.FloatType) else ir.IntegerAttr.get(elem, 0)
-        return arith.ConstantOp(t, ir.DenseElementsAttr.get_splat(t, zero), loc=self.loc).result
+        scalar = ir.FloatAttr.get(elem, float(number)) if isinstance(elem, ir.FloatType) else ir.IntegerAttr.get(elem, number)
+        return arith.ConstantOp(t, ir.DenseElementsAttr.get_splat(t, scalar), loc=self.loc).result
+
+    def _zeros(self, t):
+        return self._splat(t, 0)
 
     def _dim(self, value, d):
         from ._mlir import ir
