@@ -72,8 +72,12 @@ def time_upstream(text: str, repeat: int) -> float:
     return best
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def run_table(doc: str, generate, time_ours, time_upstream) -> None:
+    """Parses ``--ops``/``--repeat`` and prints the markdown table of ours against upstream.
+
+    ``time_upstream`` returns seconds, or a string saying why upstream failed.
+    """
+    p = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--ops", type=int, action="append", help="program size in ops (repeatable)")
     p.add_argument("--repeat", type=int, default=3, help="best of this many runs")
     args = p.parse_args()
@@ -84,10 +88,15 @@ def main() -> None:
         repeat = args.repeat if n <= 10_000 else 1
         ours = time_ours(generate(n, "mesh"), repeat)
         upstream = time_upstream(generate(n, "shard"), repeat)
-        print(
-            f"| {n:,} | {ours:.3f} s | {upstream:.3f} s | {ours / upstream:.1f}x | {ours / n * 1e6:.0f} us |",
-            flush=True,
-        )
+        if isinstance(upstream, float):
+            theirs, ratio = f"{upstream:.3f} s", f"{ours / upstream:.1f}x"
+        else:
+            theirs, ratio = upstream, "-"
+        print(f"| {n:,} | {ours:.3f} s | {theirs} | {ratio} | {ours / n * 1e6:.0f} us |", flush=True)
+
+
+def main() -> None:
+    run_table(__doc__, generate, time_ours, time_upstream)
 
 
 if __name__ == "__main__":

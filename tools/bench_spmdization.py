@@ -14,7 +14,6 @@ pass is timed, on a freshly parsed module each run.
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import sys
@@ -65,7 +64,7 @@ def time_ours(text: str, repeat: int) -> float:
     return best
 
 
-def time_upstream(text: str, repeat: int) -> float:
+def time_upstream(text: str, repeat: int) -> float | str:
     best = float("inf")
     for _ in range(repeat):
         ctx = mlir_mesh.Context()
@@ -84,19 +83,7 @@ def time_upstream(text: str, repeat: int) -> float:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--ops", type=int, action="append", help="program size in ops (repeatable)")
-    p.add_argument("--repeat", type=int, default=3, help="best of this many runs")
-    args = p.parse_args()
-    sizes = args.ops or [1_000, 10_000, 100_000]
-    print("| ops | mlir-mesh | upstream C++ | ratio | mlir-mesh per op |")
-    print("|---:|---:|---:|---:|---:|")
-    for n in sizes:
-        repeat = args.repeat if n <= 10_000 else 1
-        ours = time_ours(generate(n, "mesh"), repeat)
-        upstream = time_upstream(generate(n, "shard"), repeat)
-        theirs, ratio = (f"{upstream:.3f} s", f"{ours / upstream:.1f}x") if isinstance(upstream, float) else (upstream, "-")
-        print(f"| {n:,} | {ours:.3f} s | {theirs} | {ratio} | {ours / n * 1e6:.0f} us |", flush=True)
+    bench_propagation.run_table(__doc__, generate, time_ours, time_upstream)
 
 
 if __name__ == "__main__":

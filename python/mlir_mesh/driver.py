@@ -254,7 +254,7 @@ def process_chunk(
                 diags = [from_mlir(d) for d in e.error_diagnostics]
                 if not diags:
                     diags = [Diagnostic("error", f"pass '{step.name}' failed", source_name)]
-                return None, collector_diags(collector, parsed) + _remap_all(diags, parsed)
+                return None, collector_diags(collector, parsed) + remap_diagnostics(diags, parsed)
             if timer:
                 timer.add(step.name, time.perf_counter() - t0)
             if opts.print_after_all:
@@ -269,7 +269,8 @@ def process_chunk(
         collector.detach()
 
 
-def _remap_all(diags: list[Diagnostic], parsed: ParsedModule | None) -> list[Diagnostic]:
+def remap_diagnostics(diags: list[Diagnostic], parsed: ParsedModule | None) -> list[Diagnostic]:
+    """Moves the diagnostics that point into the parsed text back to the user's line and column."""
     if parsed is None:
         return diags
     for d in diags:
@@ -282,7 +283,7 @@ def _remap_all(diags: list[Diagnostic], parsed: ParsedModule | None) -> list[Dia
 def collector_diags(collector: Collector, parsed: ParsedModule | None) -> list[Diagnostic]:
     diags = list(collector.diagnostics)
     collector.diagnostics.clear()
-    return _remap_all(diags, parsed)
+    return remap_diagnostics(diags, parsed)
 
 
 def split_chunks(text: str, marker: str) -> list[tuple[int, str]]:

@@ -22,6 +22,7 @@ from .._mlir import ir
 from ..asm import parse_with_map
 from ..diagnostics import Diagnostic, DiagnosticError, from_mlir, location_of
 from ..dialect import load
+from ..driver import remap_diagnostics, parse_pipeline
 from .machine import SPMDIZED_ATTR, _func, simulate, simulate_spmd
 from .payload import SimulationError, numpy_dtype
 
@@ -66,8 +67,6 @@ def _inputs(func, path: str | None, seed: int) -> list[np.ndarray]:
 
 
 def _run_pipeline(module, pipeline: str, ctx) -> None:
-    from ..driver import parse_pipeline
-
     for step in parse_pipeline(pipeline, ctx):
         step.pass_manager(ctx).run(module)
 
@@ -88,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     source = "<stdin>" if args.input == "-" else args.input
     sources = {source: text}
     ctx = load(ir.Context())
+    parsed = None
     try:
         with ctx, ir.Location.unknown():
             parsed = parse_with_map(text, source, ctx)
@@ -115,17 +115,12 @@ def main(argv: list[str] | None = None) -> int:
             err.write(d.render(sources))
         return 1
     except ir.MLIRError as e:
-        for d in e.error_diagnostics:
-            diag = from_mlir(d)
-            if diag.line and diag.file == source:
-                diag.line, diag.col = parsed.remap(diag.file, diag.line, diag.col)
+        for diag in remap_diagnostics([from_mlir(d) for d in e.error_diagnostics], parsed):
             err.write(diag.render(sources))
         return 1
     except SimulationError as e:
-        file, line, col = location_of(e.op.location)
-        if line and file == source:
-            line, col = parsed.remap(file, line, col)
-        err.write(Diagnostic("error", str(e), file, line, col).render(sources))
+        diag = Diagnostic("error", str(e), *location_of(e.op.location))
+        err.write(remap_diagnostics([diag], parsed)[0].render(sources))
         return 1
     except ValueError as e:
         err.write(f"mesh-sim: error: {e}\n")

@@ -115,8 +115,7 @@ class Machine:
         if kind in ("shard", "sharding_group"):
             return [args[0]] if op.results else []
         mesh = self._need_mesh(op)
-        axes = _attr(op, "mesh_axes", "axes") if "mesh_axes" in op.attributes or kind not in (
-            "process_multi_index", "mesh_shape") else _attr(op, "axes", "axes")
+        axes = _attr(op, "axes" if kind in ("process_multi_index", "mesh_shape") else "mesh_axes", "axes")
         state = args[0] if args else None
         if kind == "all_gather":
             return [cc.all_gather(state, mesh, axes, _attr(op, "gather_axis", "index"))]

@@ -118,6 +118,9 @@ _INT_DIV = {"divsi": lambda a, b: np.trunc(np.divide(a, b)), "divui": np.floor_d
             "remsi": np.fmod, "remui": np.remainder, "remf": np.fmod, "remainder": np.fmod}
 
 
+_NUMPY_FUNCS = {**_BINARY, **_UNARY, **_INT_DIV}  # op name without dialect -> numpy function
+
+
 def _cast(value, op):
     t = op.results[0].type
     dtype = element_dtype(t)
@@ -136,7 +139,7 @@ def _elementwise(fn):
 
 
 for _dialect in ("arith", "math", "stablehlo", "tosa"):
-    for _name, _fn in {**_BINARY, **_UNARY, **_INT_DIV}.items():
+    for _name, _fn in _NUMPY_FUNCS.items():
         register_evaluator(f"{_dialect}.{_name}", _elementwise(_fn))
 
 register_evaluator("tosa.mul", lambda op, args: [_cast(args[0] * args[1], op)])
@@ -303,9 +306,8 @@ def run_block(block: ir.Block, values: list) -> list:
 def _array_elementwise(op, args, fn):
     """Scalar arith ops inside bodies run on whole arrays: skip the scalar cast."""
     name = op.name.split(".", 1)[1]
-    table = {**_BINARY, **_UNARY, **_INT_DIV}
-    if name in table:
-        return [table[name](*args)]
+    if name in _NUMPY_FUNCS:
+        return [_NUMPY_FUNCS[name](*args)]
     if name in ("constant",):
         return [np.asarray(_scalar(op.attributes["value"]))]
     return fn(op, args)
