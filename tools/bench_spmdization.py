@@ -33,7 +33,8 @@ def generate(n_ops: int, dialect: str) -> str:
     """bench_propagation's MLP stack, the weight annotated (replicated) once.
 
     Upstream's shard-partition wants every block argument used once, so
-    the shared weight goes through one ``shard`` op that all layers use.
+    the shared weight goes through one ``shard`` op that all layers use,
+    and wants the returned value annotated for users.
     """
     text = bench_propagation.generate(n_ops * 2, dialect)  # 4 ops per layer there, 2 here
     annotate = (
@@ -46,6 +47,8 @@ def generate(n_ops: int, dialect: str) -> str:
     # layers accumulate into their input instead (same ops otherwise, 2 per layer).
     lines = [line for line in body.split("\n") if "tensor.empty" not in line]
     body = "\n".join(lines)
+    # ... and wants the returned value annotated for its user, the return.
+    body = re.sub(r"  return %(\w+) : (\S+)", rf"  %ret = {dialect}.shard %\1 to %s annotate_for_users : \2\n  return %ret : \2", body)
     body = re.sub(r"outs\(%e(\d+)", r"outs(%x\1", body)
     body = re.sub(r"outs\(%f(\d+)", r"outs(%m\1", body)
     return head + annotate + sep + body

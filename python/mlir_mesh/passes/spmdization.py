@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from .._mlir import ir
 from ..diagnostics import emit
+from ..irutil import attributes, rebuild
 from ..dialect.verifiers import shape_of_type
 from ..reshard import ReshardBuilder, local_type
 from ..rules import REDUCTION, get_rule
@@ -79,6 +80,13 @@ class FunctionSpmdizer:
         self.old_ops: list = []
         self.shardings_to_drop: list = []
         self.arg_types: dict = {}  # block argument -> its global type (local mode retypes them)
+        # memo tables: a function has few distinct shardings and types, and many ops using them
+        self._sharding_of: dict = {}  # !mesh.sharding value -> closed Sharding or None
+        self._valid: set = set()  # shardings already checked against their mesh
+        self._local_types: dict = {}  # (global type, sharding) -> local type
+        self._made: dict = {}  # Sharding fields -> the one Sharding object with them
+        self._annotations: dict = {}  # value -> its plain (not annotate_for_users) mesh.shard op
+        self._rules: dict = {}  # (name, types, attributes) -> rule, for ops without a free body
 
     # ------------------------------------------------------------ helpers
 
@@ -117,14 +125,46 @@ class FunctionSpmdizer:
                 return local_splat
         if src.mesh != dst.mesh:
             _fail(where, f"cannot reshard between meshes @{src.mesh} and @{dst.mesh}")
-        mesh = self.mesh_of(dst, where)
-        problem = dst.check(mesh)
-        if problem:
-            _fail(where, f"invalid sharding {dst}: {problem}")
+        mesh = self.checked_mesh(dst, where)
+        if src is dst or src == dst:
+            return value
         try:
             return self.builder(mesh, where.location).reshard(value, src, dst, global_type)
         except ValueError as e:
             _fail(where, str(e))
+
+    def checked_mesh(self, sharding: Sharding, where) -> Mesh:
+        """The mesh of ``sharding``, after checking the sharding is valid on it."""
+        mesh = self.mesh_of(sharding, where)
+        if sharding not in self._valid:
+            problem = sharding.check(mesh)
+            if problem:
+                _fail(where, f"invalid sharding {sharding}: {problem}")
+            self._valid.add(sharding)
+        return mesh
+
+    def sharding_of(self, value) -> Sharding | None:
+        """The closed sharding a ``!mesh.sharding`` value is defined with, if known."""
+        try:
+            return self._sharding_of[value]
+        except KeyError:
+            s = Sharding.of_value(value)
+            if s is not None:
+                s = s.closed()
+                if not s.halo_sizes and not s.sharded_dims_offsets:  # share the object make() gives
+                    s = self._made.setdefault((s.mesh, s.split_axes, s.partial_axes, s.partial_type), s)
+            self._sharding_of[value] = s
+            return s
+
+    def make(self, mesh: str, split: tuple, partial: tuple = (), kind: str = "sum") -> Sharding:
+        """``Sharding(mesh, split, partial, kind)``, one shared object per distinct value."""
+        while split and not split[-1]:
+            split = split[:-1]
+        key = (mesh, split, partial, kind)
+        s = self._made.get(key)
+        if s is None:
+            s = self._made[key] = Sharding(mesh, split, partial, kind)
+        return s
 
     def global_type(self, value):
         return self.arg_types.get(value, value.type)
@@ -144,6 +184,13 @@ class FunctionSpmdizer:
     def local_type_of(self, global_type, sharding: Sharding | None, where):
         if sharding is None or not _is_tensor(global_type):
             return global_type
+        key = (global_type, sharding)
+        t = self._local_types.get(key)
+        if t is None:
+            t = self._local_types[key] = self._local_type(global_type, sharding, where)
+        return t
+
+    def _local_type(self, global_type, sharding: Sharding, where):
         shape = shape_of_type(global_type)
         for d, axes in enumerate(sharding.split_axes):
             if axes and shape[d] is None:
@@ -156,7 +203,17 @@ class FunctionSpmdizer:
         original = [op.operation for op in self.block.operations]
         self.first_op = original[0]
         # rules read the global types: take them all before arguments get local types
-        rules = [self._rule(op) for op in original]
+        rules = []
+        for op in original:
+            name = op.name
+            if name == "mesh.shard":
+                # value -> its plain mesh.shard (the last one wins, like the use list's first
+                # entry): one walk here instead of a walk of every result's uses later
+                if "annotate_for_users" not in op.attributes:
+                    self._annotations[op.operands[0]] = op
+                rules.append(None)
+            else:
+                rules.append(self._rule(op, name))
         for i, arg in enumerate(self.block.arguments):
             self._arg_sharding(i, arg)
         for op, rule in zip(original, rules):
@@ -174,13 +231,9 @@ class FunctionSpmdizer:
     def _arg_sharding(self, i, arg) -> None:
         s = argument_sharding(self.func, i)
         where = self.func
-        if s is None:  # hand-annotated: a plain mesh.shard of the argument defines its sharding
-            for use in arg.uses:
-                owner = use.owner
-                if owner.name == "mesh.shard" and "annotate_for_users" not in owner.attributes:
-                    s = Sharding.of_value(owner.operands[1])
-                    where = owner
-                    break
+        if s is None and arg in self._annotations:  # hand-annotated: a plain mesh.shard of the argument
+            where = self._annotations[arg]
+            s = Sharding.of_value(where.operands[1])
         if s is None or not _is_tensor(arg.type):
             return
         s = s.closed()
@@ -210,13 +263,23 @@ class FunctionSpmdizer:
 
     # ------------------------------------------------------------ ops
 
-    @staticmethod
-    def _rule(op):
-        if op.name.startswith(("mesh.", "func.")):
+    def _rule(self, op, name):
+        if name.startswith(("mesh.", "func.")):
             return None
-        if not any(_is_tensor(v.type) for v in list(op.operands) + list(op.results)):
+        operands, results = op.operands, op.results
+        types = tuple(v.type for v in operands) + tuple(r.type for r in results)
+        if not any(_is_tensor(t) for t in types):
             return None
-        return get_rule(op)
+        if not _rule_is_a_function_of_signature(op):
+            return get_rule(op)
+        # named ops: the rule depends only on the name, types and attributes
+        attrs = op.attributes
+        key = (name, len(operands), types, tuple(attrs[i].attr for i in range(len(attrs))))
+        try:
+            return self._rules[key]
+        except KeyError:
+            rule = self._rules[key] = get_rule(op)
+            return rule
 
     def visit(self, op, rule) -> None:
         name = op.name
@@ -242,10 +305,9 @@ class FunctionSpmdizer:
 
     def visit_shard(self, op) -> None:
         src_value, src = self.lookup(op.operands[0])
-        target = Sharding.of_value(op.operands[1])
+        target = self.sharding_of(op.operands[1])
         if target is None:
             _fail(op, "mesh-spmdization needs the sharding of a mesh.shard to be defined by a mesh.sharding op")
-        target = target.closed()
         value = self.reshard(src_value, src, target, self.global_type(op.operands[0]), op)
         self.local[op.results[0]] = (value, target)
 
@@ -303,9 +365,13 @@ class FunctionSpmdizer:
     # ------------------------------------------------------------ partitioning through a rule
 
     def partition(self, op, rule) -> None:
+        # binding accessors build new Python objects on each call: read everything once
+        name = op.name
         operands = list(op.operands)
+        results = list(op.results)
+        result_types = [r.type for r in results]
         current = [self.lookup(v) for v in operands]
-        result_targets = [self._result_annotation(r) for r in op.results]
+        result_targets = [self._result_annotation(r) for r in results]
         shardings = [s for _, s in current if s is not None] + [s for s in result_targets if s is not None]
         if not shardings:  # nothing sharded: the op stays as it is
             self.keep(op, current)
@@ -324,17 +390,18 @@ class FunctionSpmdizer:
         if len(kinds) > 1:
             _fail(op, f"split reduction loops combine with different kinds ({', '.join(sorted(kinds))})")
         kind = kinds.pop() if kinds else "sum"
+        partial = tuple(sorted(partial))
         result_shardings = []
-        for j, r in enumerate(op.results):
+        for j, t in enumerate(result_types):
             amap = rule.result_maps[j] if j < len(rule.result_maps) else None
-            if amap is None or not _is_tensor(r.type):
+            if amap is None or not _is_tensor(t):
                 result_shardings.append(None)
                 continue
-            result_shardings.append(Sharding(mesh_name, _split_of(amap, loops), tuple(sorted(partial)), kind))
+            result_shardings.append(self.make(mesh_name, _split_of(amap, loops), partial, kind))
         # operands: what the loop split asks of each.  The init of a destination-style op is
         # combined into the result once per device, so it takes the result's partial axes too:
         # one device keeps it, the others start from the neutral element.
-        inits = _init_operands(op)
+        first_init = len(operands) - len(results) if name.startswith("linalg.") else len(operands)
         new_operands = []
         for i, v in enumerate(operands):
             local, s = current[i]
@@ -342,16 +409,14 @@ class FunctionSpmdizer:
             if amap is None or not _is_tensor(v.type):
                 new_operands.append(local)
                 continue
-            need = Sharding(mesh_name, _split_of(amap, loops))
-            if i in inits and partial:
-                need = need.replace(partial_axes=tuple(sorted(partial)), partial_type=kind)
+            need = self.make(mesh_name, _split_of(amap, loops), *((partial, kind) if i >= first_init else ()))
             new_operands.append(self.reshard(local, s, need, self.global_type(v), op))
-        if op.name in _CONSTANTS or op.name in ("tensor.empty", "tensor.splat"):
+        if name in _CONSTANTS or name in ("tensor.empty", "tensor.splat"):
             self.partition_source(op, new_operands, result_shardings)
             return
-        types = [self.local_type_of(r.type, s, op) for r, s in zip(op.results, result_shardings)]
+        types = [self.local_type_of(t, s, op) for t, s in zip(result_types, result_shardings)]
         new = self.clone(op, new_operands, types)
-        for r, n, s in zip(op.results, new.results, result_shardings):
+        for r, n, s in zip(results, new.results, result_shardings):
             self.local[r] = (n, s)
 
     def keep(self, op, current) -> None:
@@ -360,12 +425,8 @@ class FunctionSpmdizer:
             self.local[r] = (n, None)
 
     def _result_annotation(self, result) -> Sharding | None:
-        for use in result.uses:
-            owner = use.owner
-            if owner.name == "mesh.shard" and "annotate_for_users" not in owner.attributes:
-                s = Sharding.of_value(owner.operands[1])
-                return s.closed() if s is not None else None
-        return None
+        shard = self._annotations.get(result)
+        return self.sharding_of(shard.operands[1]) if shard is not None else None
 
     def _loop_axes(self, rule, current, result_targets) -> dict[int, tuple[int, ...]]:
         """Mesh axes of each loop: result annotations first, then operands; an axis splits one loop."""
@@ -429,15 +490,7 @@ class FunctionSpmdizer:
 
     def clone(self, op, operands, result_types):
         """A copy of ``op`` with new operands and result types; regions are moved over."""
-        attrs = _attributes(op)
-        new = ir.Operation.create(
-            op.name, results=result_types, operands=operands, attributes=attrs,
-            regions=len(op.regions), loc=op.location,
-        )
-        for old_region, new_region in zip(op.regions, new.regions):
-            for block in list(old_region.blocks):
-                block.append_to(new_region)
-        return new
+        return rebuild(op, operands, result_types)
 
 
 def _splat_at(op, t):
@@ -446,7 +499,7 @@ def _splat_at(op, t):
     dense = op.attributes[key]
     if not isinstance(dense, ir.DenseElementsAttr) or not dense.is_splat or any(d < 0 for d in t.shape):
         return None
-    attrs = _attributes(op)
+    attrs = attributes(op)
     attrs[key] = ir.DenseElementsAttr.get_splat(t, dense.get_splat_value())
     return ir.Operation.create(op.name, results=[t], attributes=attrs, loc=op.location).results[0]
 
@@ -456,17 +509,15 @@ def _split_of(amap, loops) -> tuple:
     return tuple(loops.get(l, ()) if l is not None else () for l in amap)
 
 
-def _init_operands(op) -> set[int]:
-    """Operand positions that initialise the results (linalg's ``outs``)."""
+# ops with regions whose body is not fixed by their name, so not by (name, types, attributes)
+_FREE_BODY = ("linalg.generic", "linalg.map", "linalg.reduce")
+
+
+def _rule_is_a_function_of_signature(op) -> bool:
+    """Whether two ops with equal names, types and attributes have equal rules."""
     if op.name.startswith("linalg."):
-        n = len(op.operands)
-        return set(range(n - len(op.results), n))
-    return set()
-
-
-def _attributes(op) -> dict:
-    attrs = op.attributes
-    return {a.name: a.attr for a in (attrs[i] for i in range(len(attrs)))}
+        return op.name not in _FREE_BODY
+    return not len(op.regions)
 
 
 # ------------------------------------------------------------------ the pass
