@@ -96,6 +96,7 @@ __all__ = ["PASSES", "PassFailure", "PassInfo", "add", "emit_error", "register"]
 def _load_builtin_passes() -> None:
     from . import propagation  # noqa: F401  (registers mesh-sharding-propagation)
     from . import spmdization  # noqa: F401  (registers mesh-spmdization)
+    from . import fold_collectives  # noqa: F401  (registers mesh-fold-collectives)
 
 
 _load_builtin_passes()

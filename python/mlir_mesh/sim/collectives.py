@@ -47,7 +47,7 @@ def reduce_arrays(arrays: Sequence[np.ndarray], kind: str) -> np.ndarray:
 
 def groups(mesh: Mesh, axes: Sequence[int]) -> Iterator[list[tuple[int, ...]]]:
     """The device groups along ``axes``, each in in-group order."""
-    axes = _axes(mesh, axes)
+    axes = list(axes)  # no axes: every device is a group of its own (spec 001's device groups)
     seen: dict[tuple, list] = {}
     for device in mesh.devices():
         key = tuple(c for a, c in enumerate(device) if a not in axes)
@@ -57,13 +57,9 @@ def groups(mesh: Mesh, axes: Sequence[int]) -> Iterator[list[tuple[int, ...]]]:
         yield members
 
 
-def _axes(mesh: Mesh, axes: Sequence[int]) -> list[int]:
-    return list(axes) if axes else list(range(mesh.rank))
-
-
 def in_group_device(group: list[tuple[int, ...]], mesh: Mesh, axes: Sequence[int], coords: Sequence[int]):
     """The member of ``group`` whose coordinates along ``axes`` are ``coords``."""
-    axes = _axes(mesh, axes)
+    axes = list(axes)
     for d in group:
         if all(d[a] == c for a, c in zip(axes, coords)):
             return d
@@ -186,8 +182,13 @@ def send_recv(
     return out
 
 
+def _all_if_empty(mesh: Mesh, axes: Sequence[int]) -> list[int]:
+    """The index ops' reading of ``axes``: none listed means all of them (spec 001)."""
+    return list(axes) if axes else list(range(mesh.rank))
+
+
 def process_multi_index(mesh: Mesh, axes: Sequence[int] = ()) -> State:
-    axes = _axes(mesh, axes)
+    axes = _all_if_empty(mesh, axes)
     return {d: tuple(d[a] for a in axes) for d in mesh.devices()}
 
 
@@ -196,4 +197,4 @@ def process_linear_index(mesh: Mesh) -> State:
 
 
 def mesh_shape(mesh: Mesh, axes: Sequence[int] = ()) -> tuple[int, ...]:
-    return tuple(mesh.shape[a] for a in _axes(mesh, axes))
+    return tuple(mesh.shape[a] for a in _all_if_empty(mesh, axes))

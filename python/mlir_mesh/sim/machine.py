@@ -173,7 +173,6 @@ class Machine:
         return values.pop()
 
     def _full_device(self, mesh: Mesh, axes, device, coords) -> Device:
-        axes = list(axes) or list(range(mesh.rank))
         out = list(device)
         for a, c in zip(axes, coords):
             out[a] = c

@@ -193,6 +193,16 @@ def _zeros(t: ir.Type, sizes=None) -> np.ndarray:
 register_evaluator("tensor.empty", lambda op, args: [_zeros(op.results[0].type, args)])
 
 
+@register_evaluator("tensor.collapse_shape")
+@register_evaluator("tensor.expand_shape")
+def _reshape(op, args):
+    """Static reassociations only: row-major order is kept, so a reshape to the result shape."""
+    shape = ir.RankedTensorType(op.results[0].type).shape
+    if any(ir.ShapedType.is_dynamic_size(d) for d in shape):
+        raise SimulationError(op, "the simulator needs a static result shape")
+    return [np.reshape(args[0], shape)]
+
+
 @register_evaluator("tensor.splat")
 def _splat(op, args):
     out = _zeros(op.results[0].type, args[1:])
