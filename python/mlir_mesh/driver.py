@@ -23,6 +23,8 @@ from ._mlir import BINDINGS, ir, passmanager
 from .asm import ParsedModule, parse_with_map, print_op
 from .diagnostics import Diagnostic, DiagnosticError, from_mlir, pop_sink, push_sink
 from .dialect import irdl_text, load, mesh_defs
+from .analysis import comm_report
+from .analysis.layout import draw_layout, layout_png, module_layouts
 from .passes import PASSES, PassInfo
 
 SPLIT_MARKER = "// -----"
@@ -198,6 +200,9 @@ class Options:
     print_after_all: bool = False
     verify_diagnostics: bool = False
     timing: bool = False
+    comm_report: str | None = None  # "table" or "json": print the report instead of the module
+    draw_shardings: bool = False  # print sharding pictures instead of the module
+    draw_png: str | None = None  # and write them as PNGs into this directory
 
 
 class Timer:
@@ -261,12 +266,33 @@ def process_chunk(
                 err.write(f"// -----// IR Dump After {step.name} //----- //\n")
                 err.write(print_op(module, generic=opts.generic, assume_verified=True) + "\n")
         t0 = time.perf_counter()
-        text = print_op(module, generic=opts.generic, debug_info=opts.debug_info, assume_verified=True)
+        remap = parsed.remap
+        if opts.comm_report:
+            report = comm_report(module, remap=remap)
+            text = report.to_json() if opts.comm_report == "json" else report.to_table()
+        elif opts.draw_shardings or opts.draw_png:
+            text = draw_module(module, remap, opts.draw_png)
+        else:
+            text = print_op(module, generic=opts.generic, debug_info=opts.debug_info, assume_verified=True)
         if timer:
             timer.add("Output", time.perf_counter() - t0)
         return text, collector_diags(collector, parsed)
     finally:
         collector.detach()
+
+
+def draw_module(module, remap, png_dir: str | None) -> str:
+    """The sharding pictures of a module's tensors; with ``png_dir``, one PNG each written there."""
+    pictures = []
+    for n, (label, shape, sharding, mesh) in enumerate(module_layouts(module, remap)):
+        text = f"// {label}\n" + draw_layout(shape, sharding, mesh)
+        if png_dir:
+            os.makedirs(png_dir, exist_ok=True)
+            path = os.path.join(png_dir, f"sharding-{n}.png")
+            layout_png(path, shape, sharding, mesh)
+            text += f"(PNG: {path})\n"
+        pictures.append(text)
+    return "\n".join(pictures)
 
 
 def remap_diagnostics(diags: list[Diagnostic], parsed: ParsedModule | None) -> list[Diagnostic]:
@@ -332,6 +358,9 @@ def run(args: argparse.Namespace, steps_text: list[str], out, err) -> int:
         print_after_all=args.mlir_print_ir_after_all,
         verify_diagnostics=args.verify_diagnostics,
         timing=args.mlir_timing,
+        comm_report=args.mesh_comm_report,
+        draw_shardings=args.mesh_draw_shardings,
+        draw_png=args.mesh_draw_png,
     )
     timer = Timer() if opts.timing else None
     chunks = split_chunks(text, args.split_input_file) if args.split_input_file else [(1, text)]
@@ -414,6 +443,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mlir-print-ir-after-all", action="store_true", help="print the IR after every pass (stderr)")
     p.add_argument("--mlir-timing", action="store_true", help="print a time report (stderr)")
     p.add_argument("--allow-unregistered-dialect", action="store_true", help="accept ops of unknown dialects")
+    p.add_argument(
+        "--mesh-comm-report", nargs="?", const="table", choices=("table", "json"), metavar="table|json",
+        help="after the passes, print the bytes each device sends and receives per collective (ring model) "
+        "instead of the module",
+    )
+    p.add_argument(
+        "--mesh-draw-shardings", action="store_true",
+        help="after the passes, print how each sharded tensor (function arguments and results, mesh.shard "
+        "values) lies on its mesh, instead of the module",
+    )
+    p.add_argument("--mesh-draw-png", metavar="DIR", help="also write those pictures as PNG files into DIR")
     p.add_argument("--list-passes", action="store_true", help="list the mesh passes and exit")
     p.add_argument("--list-ops", action="store_true", help="list the mesh ops with an example each and exit")
     p.add_argument("--emit-irdl", action="store_true", help="print the mesh dialect as IRDL and exit")
@@ -461,6 +501,8 @@ def _attached_values(argv: list[str]) -> list[str]:
     for arg in argv:
         if arg == "--split-input-file":
             arg = f"{arg}={SPLIT_MARKER}"
+        elif arg == "--mesh-comm-report":
+            arg = f"{arg}=table"
         elif arg.startswith("--") and arg[2:] in PASSES:
             arg = f"{arg}="
         out.append(arg)
