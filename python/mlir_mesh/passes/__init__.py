@@ -97,6 +97,7 @@ def _load_builtin_passes() -> None:
     from . import propagation  # noqa: F401  (registers mesh-sharding-propagation)
     from . import spmdization  # noqa: F401  (registers mesh-spmdization)
     from . import fold_collectives  # noqa: F401  (registers mesh-fold-collectives)
+    from . import convert_shard  # noqa: F401  (registers convert-mesh-to-shard, convert-shard-to-mesh)
 
 
 _load_builtin_passes()
