@@ -195,8 +195,9 @@ register_evaluator("tensor.empty", lambda op, args: [_zeros(op.results[0].type, 
 
 @register_evaluator("tensor.collapse_shape")
 @register_evaluator("tensor.expand_shape")
+@register_evaluator("stablehlo.reshape")
 def _reshape(op, args):
-    """Static reassociations only: row-major order is kept, so a reshape to the result shape."""
+    """Row-major order is kept: a reshape to the (static) result shape."""
     shape = ir.RankedTensorType(op.results[0].type).shape
     if any(ir.ShapedType.is_dynamic_size(d) for d in shape):
         raise SimulationError(op, "the simulator needs a static result shape")
@@ -410,11 +411,6 @@ def _broadcast_in_dim(op, args):
 @register_evaluator("stablehlo.transpose")
 def _transpose(op, args):
     return [np.transpose(args[0], _i64s(op.attributes["permutation"])).copy()]
-
-
-@register_evaluator("stablehlo.reshape")
-def _reshape(op, args):
-    return [args[0].reshape(ir.RankedTensorType(op.results[0].type).shape)]
 
 
 @register_evaluator("stablehlo.reduce")
