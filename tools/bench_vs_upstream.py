@@ -36,6 +36,7 @@ import mlir_mesh
 from mlir_mesh import ir
 from mlir_mesh._mlir import passmanager
 from mlir_mesh.analysis import comm_report
+from mlir_mesh.irutil import walk
 from mlir_mesh.passes.convert_shard import convert_mesh_to_shard, convert_shard_to_mesh
 from mlir_mesh.passes.fold_collectives import fold_collectives
 from mlir_mesh.passes.propagation import propagate
@@ -141,7 +142,7 @@ def upstream_text(path: str) -> str:
             if func.operation.name != "func.func":
                 continue
             _boundary_to_ops(func.operation)
-        for op in _walk(module.operation):
+        for op in walk(module.operation):
             if op.name == "mesh.sharding":
                 for key in ("partial_axes", "partial_type"):
                     if key in op.attributes:
@@ -175,13 +176,6 @@ def _boundary_to_ops(func) -> None:
         if key in func.attributes:
             del func.attributes[key]
 
-
-def _walk(op):
-    for region in op.regions:
-        for block in region.blocks:
-            for child in block.operations:
-                yield child.operation
-                yield from _walk(child.operation)
 
 
 def _fmt_time(t) -> str:

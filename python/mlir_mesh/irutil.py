@@ -44,3 +44,14 @@ def only_user(value):
             return None
         user = use.owner
     return user
+
+
+def walk(op):
+    """Every op nested in ``op`` (not ``op`` itself), in pre-order."""
+    op = op.operation if hasattr(op, "operation") else op
+    for region in op.regions:
+        for block in region.blocks:
+            for child in block.operations:
+                child = child.operation
+                yield child
+                yield from walk(child)

@@ -35,6 +35,7 @@ from dataclasses import asdict, dataclass, field
 
 from .._mlir import ir
 from ..dialect.kinds import KINDS
+from ..irutil import walk
 from ..sharding import Mesh
 
 # mesh ops that are not communication: not in the report
@@ -202,7 +203,7 @@ def comm_report(module, remap=None) -> CommReport:
         if func.name != "func.func":
             continue
         fname = ir.StringAttr(func.attributes["sym_name"]).value
-        for op in _walk(func):
+        for op in walk(func):
             if not op.name.startswith("mesh.") or op.name in _QUERIES or "mesh" not in op.attributes:
                 continue
             mesh_name = _get(op, "mesh", "symbol")
@@ -211,21 +212,13 @@ def comm_report(module, remap=None) -> CommReport:
                 continue
             sent, received, n = collective_bytes(op, mesh)
             axes = _get(op, "mesh_axes", "axes") if "mesh_axes" in op.attributes else ()
-            report.rows.append(CommRow(fname, _location(op, remap), op.name.split(".", 1)[1], mesh_name, tuple(axes), n,
+            report.rows.append(CommRow(fname, location_text(op, remap), op.name.split(".", 1)[1], mesh_name, tuple(axes), n,
                                        sent, received))
     return report
 
 
-def _walk(op):
-    for region in op.regions:
-        for block in region.blocks:
-            for child in block.operations:
-                child = child.operation
-                yield child
-                yield from _walk(child)
 
-
-def _location(op, remap) -> str:
+def location_text(op, remap) -> str:
     loc = op.location
     if not isinstance(loc, ir.FileLineColLoc):
         text = str(loc)  # fused, name or unknown locations

@@ -192,7 +192,7 @@ def module_layouts(module, remap=None):
     """
     from .._mlir import ir
     from ..sharding import argument_sharding, result_sharding
-    from .comm import _location
+    from .comm import location_text
 
     module = module.operation if hasattr(module, "operation") else module
     top = [op.operation for op in module.regions[0].blocks[0].operations]
@@ -220,5 +220,5 @@ def module_layouts(module, remap=None):
             op = op.operation
             if op.name == "mesh.shard":
                 kind = "mesh.shard annotate_for_users" if "annotate_for_users" in op.attributes else "mesh.shard"
-                add(f"@{name} {kind} at {_location(op, remap)}", op.results[0].type, Sharding.of_value(op.operands[1]))
+                add(f"@{name} {kind} at {location_text(op, remap)}", op.results[0].type, Sharding.of_value(op.operands[1]))
     return out

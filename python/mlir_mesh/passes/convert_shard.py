@@ -38,6 +38,7 @@ import re
 
 from .._mlir import ir
 from ..diagnostics import emit
+from ..irutil import walk
 from ..dialect.defs import mesh_defs
 from ..dialect.kinds import KINDS
 from . import PassFailure, register
@@ -213,18 +214,10 @@ def _to_mesh(op):
 # ------------------------------------------------------------------ driver
 
 
-def _walk(op):
-    for region in op.regions:
-        for block in region.blocks:
-            for child in block.operations:
-                child = child.operation
-                yield child
-                yield from _walk(child)
-
 
 def _convert(module, source: str, target: str, problem, rewrite) -> None:
     module = module.operation if hasattr(module, "operation") else module
-    ops = [op for op in _walk(module) if op.name.startswith(source + ".")]
+    ops = [op for op in walk(module) if op.name.startswith(source + ".")]
     problems = [(op, problem(op)) for op in ops]
     problems = [(op, p) for op, p in problems if p]
     for op, p in problems:

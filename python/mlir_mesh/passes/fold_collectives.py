@@ -293,33 +293,30 @@ def slice_of_all_reduce(op, rewriter):
     return False
 
 
-def slice_of_all_gather(op, rewriter):
-    """all_slice(all_gather(x, A, d), A, d) -> x."""
-    gather = defining_op(op.operands[0], "mesh.all_gather")
-    if gather is None or _group(gather) != _group(op):
-        return True
-    if _get(gather, "gather_axis", "index") != _get(op, "slice_axis", "index"):
-        return True
-    x = gather.operands[0]
-    if x.type != op.results[0].type:
-        return True
-    _replace(rewriter, op, x)
-    return False
+def _cancel(inner_name: str, inner_axis: str, outer_axis: str, needs_replicated: bool):
+    """``outer(inner(x, A, d), A, d) -> x`` for an all_gather/all_slice pair."""
+
+    def pattern(op, rewriter):
+        inner = defining_op(op.operands[0], inner_name)
+        if inner is None or _group(inner) != _group(op):
+            return True
+        if _get(inner, inner_axis, "index") != _get(op, outer_axis, "index"):
+            return True
+        x = inner.operands[0]
+        if x.type != op.results[0].type:
+            return True
+        if needs_replicated and not replicated_over(x, *_group(op)):
+            return True
+        _replace(rewriter, op, x)
+        return False
+
+    return pattern
 
 
-def gather_of_all_slice(op, rewriter):
-    """all_gather(all_slice(x, A, d), A, d) -> x when x is the same on every device of the group."""
-    sliced = defining_op(op.operands[0], "mesh.all_slice")
-    if sliced is None or _group(sliced) != _group(op):
-        return True
-    if _get(sliced, "slice_axis", "index") != _get(op, "gather_axis", "index"):
-        return True
-    x = sliced.operands[0]
-    mesh, axes = _group(op)
-    if x.type != op.results[0].type or not replicated_over(x, mesh, axes):
-        return True
-    _replace(rewriter, op, x)
-    return False
+# all_slice(all_gather(x, A, d), A, d) -> x: each device takes back the block it contributed
+slice_of_all_gather = _cancel("mesh.all_gather", "gather_axis", "slice_axis", needs_replicated=False)
+# all_gather(all_slice(x, A, d), A, d) -> x only when x is the same on every device of the group
+gather_of_all_slice = _cancel("mesh.all_slice", "slice_axis", "gather_axis", needs_replicated=True)
 
 
 def replicated_over(value, mesh: str, axes, depth: int = 16) -> bool:

@@ -22,6 +22,7 @@ import numpy as np
 
 from .._mlir import ir
 from ..dialect.kinds import KINDS
+from ..irutil import walk
 from ..sharding import Mesh, Sharding, argument_sharding, result_sharding
 from . import collectives as cc
 from .payload import SimulationError, evaluator_for, linalg_evaluator, numpy_dtype
@@ -338,7 +339,7 @@ def function_mesh(module, func: str) -> Mesh:
         s = argument_sharding(f, i)
         if s is not None:
             names.add(s.mesh)
-    for op in _walk(f.operation):
+    for op in walk(f.operation):
         if op.name.startswith("mesh.") and "mesh" in op.attributes:
             names.add(_attr(op, "mesh", "symbol"))
     if len(names) != 1:
@@ -348,13 +349,6 @@ def function_mesh(module, func: str) -> Mesh:
         raise ValueError("the SPMD simulation needs a static mesh")
     return mesh
 
-
-def _walk(op):
-    for region in op.regions:
-        for block in region.blocks:
-            for child in block.operations:
-                yield child.operation
-                yield from _walk(child.operation)
 
 
 def distribute(x: np.ndarray, sharding: Sharding, mesh: Mesh) -> dict:
