@@ -9,6 +9,7 @@ the module while parsing.
 
     python tools/bench_syntax.py            # 100,000 ops, best of 3
     python tools/bench_syntax.py --ops 10000 --repeat 5
+    python tools/bench_syntax.py --distinct # no two ops alike (caches never hit)
 """
 
 from __future__ import annotations
@@ -48,6 +49,22 @@ def generate(n_ops: int, lines: list[str], mesh_decl: str) -> str:
     return "\n".join(out) + "\n"
 
 
+def generate_distinct(n_ops: int, lines: list[str], mesh_decl: str) -> str:
+    """The worst case for mlir-mesh's caches: no two ops alike.
+
+    Each group of ops has its own tensor size and its own function, so no
+    two ops share a text shape (translation templates) or a signature
+    (verifier memo).
+    """
+    out = [mesh_decl]
+    for g in range(max(1, n_ops // len(lines))):
+        r = g + 1
+        out.append(f"func.func @f{g}(%x0: tensor<{r}x16xf32>) -> tensor<{r}x16xf32> {{")
+        out.extend(line.replace("tensor<8x", f"tensor<{r}x").format(i=0, j=1) for line in lines)
+        out.append(f"  return %x1 : tensor<{r}x16xf32>\n}}")
+    return "\n".join(out) + "\n"
+
+
 def best_of(repeat: int, fn) -> float:
     times = []
     for _ in range(repeat):
@@ -61,10 +78,12 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--ops", type=int, default=100_000)
     p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--distinct", action="store_true", help="the worst case: no two ops share a shape")
     args = p.parse_args()
 
-    mesh_text = generate(args.ops, _MESH, "mesh.mesh @mesh0(shape = 2x2x4)")
-    shard_text = generate(args.ops, _SHARD, "shard.grid @mesh0(shape = 2x2x4)")
+    make = generate_distinct if args.distinct else generate
+    mesh_text = make(args.ops, _MESH, "mesh.mesh @mesh0(shape = 2x2x4)")
+    shard_text = make(args.ops, _SHARD, "shard.grid @mesh0(shape = 2x2x4)")
     n = mesh_text.count(" = mesh.")
 
     with mlir_mesh.Context() as ctx:

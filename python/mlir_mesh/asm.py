@@ -15,6 +15,7 @@ from .diagnostics import Diagnostic, DiagnosticError, from_mlir, location_of
 from .dialect import load
 from .dialect.lexer import ParseError
 from .dialect.syntax import SourceMap, line_col, public_types, to_custom, to_generic
+from .dialect.verifiers import memo
 
 _MODULE_PREFIX = "module {"
 _LEADING = re.compile(r"(?:\s+|//[^\n]*|[#!][\w.$-]+\s*=[^\n]*)*")
@@ -53,7 +54,8 @@ def parse_with_map(text: str, source_name: str = "-", context: ir.Context | None
     explicit = _EXPLICIT_MODULE.match(generic, start) is not None
     if explicit:
         try:
-            op = ir.Operation.parse(generic, source_name=source_name, context=ctx)
+            with memo():
+                op = ir.Operation.parse(generic, source_name=source_name, context=ctx)
             return ParsedModule(op, smap, source_name)
         except ir.MLIRError as e:
             if not any(_TOP_LEVEL_COUNT.search(d.message) for d in e.error_diagnostics):
@@ -61,7 +63,8 @@ def parse_with_map(text: str, source_name: str = "-", context: ir.Context | None
     wrapped = _MODULE_PREFIX + generic + "\n}"
     shifted = _Shifted(smap, len(_MODULE_PREFIX))
     try:
-        op = ir.Operation.parse(wrapped, source_name=source_name, context=ctx)
+        with memo():
+            op = ir.Operation.parse(wrapped, source_name=source_name, context=ctx)
     except ir.MLIRError as e:
         raise _diagnostic_error(e, shifted, source_name) from None
     if "mesh.sharding =" in generic:
@@ -133,11 +136,12 @@ def print_op(
     """
     if isinstance(op, ir.Module):
         op = op.operation
-    text = op.operation.get_asm(
-        print_generic_op_form=generic,
-        enable_debug_info=debug_info,
-        assume_verified=assume_verified,
-    )
+    with memo():  # printing verifies first, unless told not to
+        text = op.operation.get_asm(
+            print_generic_op_form=generic,
+            enable_debug_info=debug_info,
+            assume_verified=assume_verified,
+        )
     if generic:
         return public_types(text)
     return to_custom(text)

@@ -370,6 +370,11 @@ class CompiledFormat:
         self._regex = re.compile(body)
         self._groups = groups
 
+    def fast_end(self, text: str, pos: int) -> int | None:
+        """Where the op whose body starts at ``pos`` ends, if it has the common shape."""
+        m = self._regex.match(text, pos)
+        return None if m is None else m.end()
+
     def fast_parse(self, text: str, pos: int) -> tuple[OpParts, int] | None:
         """Parses the common case with one regex match; None when it does not apply."""
         m = self._regex.match(text, pos)

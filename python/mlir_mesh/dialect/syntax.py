@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import heapq
 import re
 from dataclasses import dataclass, field
 
@@ -59,7 +60,7 @@ class SourceMap:
 
     source: str
     translated: str = ""
-    spans: list[tuple[int, int, int, int, list[tuple[int, int, int]]]] = field(default_factory=list)
+    spans: list[tuple[int, int, int, int, list[tuple[int, int, int]] | str]] = field(default_factory=list)
 
     def to_source_offset(self, offset: int) -> int:
         i = bisect.bisect_right(self.spans, offset, key=lambda s: s[0]) - 1
@@ -68,6 +69,9 @@ class SourceMap:
         t_start, t_end, s_start, s_end, anchors = self.spans[i]
         if offset >= t_end:
             return s_end + (offset - t_end)
+        if isinstance(anchors, str):  # an op translated from a template: its anchors, made on demand
+            anchors = _op_anchors(self.source, s_start, anchors, t_start)
+            self.spans[i] = (t_start, t_end, s_start, s_end, anchors)
         j = bisect.bisect_right(anchors, offset, key=lambda a: a[0]) - 1
         if j < 0:
             return s_start
@@ -112,15 +116,35 @@ def line_col(text: str, offset: int) -> tuple[int, int]:
 
 
 @functools.cache
-def _op_start_pattern() -> re.Pattern:
+def _start_patterns() -> tuple[re.Pattern, ...]:
+    """What to_generic rewrites: a mesh op at a line start or after ``{``, the sharding type and attribute.
+
+    Separate patterns, each starting with a line anchor or a literal, scan a
+    large text many times faster than one alternation.
+    """
     names = sorted(mesh_defs().ops, key=len, reverse=True)
-    return re.compile(
-        r"(?:^|(?<=[{]))[ \t]*(?:%[^=\n\"]*?=[ \t]*)?(?P<name>mesh\.(?:"
+    op = (
+        r"[ \t]*(?:%[^=\n\"]*?=[ \t]*)?(?P<name>mesh\.(?:"
         + "|".join(names)
         + r"))(?![\w$.])(?![ \t]*[=,}])"
-        + r"|(?P<type>!mesh\.sharding)(?![\w$.])"
-        + r"|(?P<attr>#mesh\.sharding)(?=<)",
-        re.M,
+    )
+    return (
+        re.compile("^" + op, re.M),
+        re.compile(r"\{" + op),
+        re.compile(r"(?P<type>!mesh\.sharding)(?![\w$.])"),
+        re.compile(r"(?P<attr>#mesh\.sharding)(?=<)"),
+    )
+
+
+def _starts(text: str):
+    """The matches of :func:`_start_patterns` in ``text``, in order, as (kind, match)."""
+    ops, braced, types, attrs = _start_patterns()
+    return heapq.merge(
+        (("name", m) for m in ops.finditer(text)),
+        (("name", m) for m in braced.finditer(text)),
+        (("type", m) for m in types.finditer(text)),
+        (("attr", m) for m in attrs.finditer(text)),
+        key=lambda km: km[1].start(km[0]),
     )
 
 
@@ -224,6 +248,93 @@ def _in_comment(text: str, pos: int) -> bool:
     return "//" in text[line_start:pos]
 
 
+def _parse_op(fmt: CompiledFormat, text: str, pos: int) -> tuple[OpParts, int]:
+    """The parts of the custom-syntax op whose body starts at ``pos``, and its end."""
+    fast = fmt.fast_parse(text, pos)
+    if fast is not None:
+        return fast
+    cur = Cursor(text, pos)
+    parts = fmt.parse(cur)
+    return parts, cur.pos
+
+
+def _op_anchors(source: str, name_start: int, name: str, out_offset: int) -> list[tuple[int, int, int]]:
+    """The source-map anchors of the op at ``name_start``, translated to ``out_offset``."""
+    fmt = compiled_formats()[name]
+    parts, _ = _parse_op(fmt, source, name_start + len(fmt.opdef.full_name))
+    writer = GenericWriter(fmt.opdef, out_offset)
+    writer.write(parts, name_start)
+    return writer.anchors
+
+
+# Translation templates.  Ops that differ only in their SSA names translate
+# alike: each distinct op line is parsed and written once, with placeholder
+# names, into a format string; every other op with that line is a
+# ``str.format`` of its own names (generated and real programs repeat few
+# op shapes many times).  An op that is not alone on its line, or not in
+# its format's common shape, takes the general path.
+
+# SSA value names (with an optional result number)
+_SSA_NAME = re.compile(r"(%[A-Za-z0-9_$.\-]+(?:#\d+)?)")
+_PLACEHOLDER = "%__mesh_ssa"
+_PLACEHOLDER_RE = re.compile(r"(%__mesh_ssa\d+)")
+_TEMPLATE_LIMIT = 4096
+
+
+def _line_end(text: str, pos: int) -> int:
+    eol = text.find("\n", pos)
+    return len(text) if eol < 0 else eol
+
+
+def _cached(cache: dict, key, make):
+    """``cache[key]``, made by ``make()`` the first time (the cache is bounded)."""
+    template = cache.get(key, cache)
+    if template is cache:
+        if len(cache) >= _TEMPLATE_LIMIT:
+            cache.clear()
+        template = cache[key] = make()
+    return template
+
+
+def _format_template(out: str | None) -> str | None:
+    """``out`` (text with placeholder names) as a format string taking the real names."""
+    if out is None:
+        return None
+    pieces = _PLACEHOLDER_RE.split(out)
+    for k in range(0, len(pieces), 2):
+        pieces[k] = pieces[k].replace("{", "{{").replace("}", "}}")
+    for k in range(1, len(pieces), 2):
+        pieces[k] = "{" + pieces[k][len(_PLACEHOLDER):] + "}"
+    return "".join(pieces)
+
+
+def _placeholders(n: int) -> list[str]:
+    return [f"{_PLACEHOLDER}{i}" for i in range(n)]
+
+
+_GENERIC_TEMPLATES: dict = {}
+
+
+def _from_template(fmt: CompiledFormat, name: str, text: str, pos: int) -> tuple[str, int] | None:
+    """The generic form of the op whose body starts at ``pos`` and the end of its line, or None."""
+    end = _line_end(text, pos)
+    pieces = _SSA_NAME.split(text[pos:end])
+    key = (name, tuple(pieces[0::2]))
+
+    def make():
+        names = iter(_placeholders(len(pieces) // 2))
+        body = "".join(p if k % 2 == 0 else next(names) for k, p in enumerate(pieces))
+        fast = fmt.fast_parse(body, 0)
+        if fast is None or body[fast[1]:].strip():
+            return None
+        return _format_template(GenericWriter(fmt.opdef, 0).write(fast[0], 0) + body[fast[1]:])
+
+    template = _cached(_GENERIC_TEMPLATES, key, make)
+    if template is None:
+        return None
+    return template.format(*pieces[1::2]), end
+
+
 def to_generic(text: str) -> tuple[str, SourceMap]:
     """Rewrites every custom-syntax mesh op of ``text`` into the generic form.
 
@@ -236,30 +347,30 @@ def to_generic(text: str) -> tuple[str, SourceMap]:
     last = 0
     formats = compiled_formats()
     internal_type = _internal_sharding_type()
-    for m in _op_start_pattern().finditer(text):
-        if m.start() < last:
+    for kind, m in _starts(text):
+        if m.start(kind) < last:
             continue  # inside an op already rewritten
-        if not m.group("name") and _in_comment(text, m.start()):
+        if kind != "name" and _in_comment(text, m.start()):
             continue
-        if m.group("type"):
+        if kind == "type":
             start, end, replacement, anchors = m.start(), m.end(), internal_type, []
-        elif m.group("attr"):
+        elif kind == "attr":
             start = m.start()
             cur = Cursor(text, m.end())
             replacement, end, anchors = sharding_attr.format_generic(sharding_attr.parse_body(cur)), cur.pos, []
         else:
             start = m.start("name")
-            fmt = formats[m.group("name")[5:]]
-            fast = fmt.fast_parse(text, m.end("name"))
-            if fast is not None:
-                parts, end = fast
+            name = m.group("name")[5:]
+            fmt = formats[name]
+            templated = _from_template(fmt, name, text, m.end("name"))
+            if templated is not None:
+                replacement, end = templated
+                anchors = name  # made on demand by the source map
             else:
-                cur = Cursor(text, m.end("name"))
-                parts = fmt.parse(cur)
-                end = cur.pos
-            writer = GenericWriter(fmt.opdef, out_len + (start - last))
-            replacement = writer.write(parts, start)
-            anchors = writer.anchors
+                parts, end = _parse_op(fmt, text, m.end("name"))
+                writer = GenericWriter(fmt.opdef, out_len + (start - last))
+                replacement = writer.write(parts, start)
+                anchors = writer.anchors
         # Keep the line count: later ops keep their line numbers.
         newlines = text.count("\n", start, end)
         if newlines:
@@ -361,19 +472,21 @@ def to_custom(text: str) -> str:
         fmt = formats.get(m.group(1))
         if fmt is None or m.start() < last:
             continue
-        try:
-            parts, otypes, rtypes, segments, end = _read_generic(fmt, text, m.end())
-        except (ParseError, ValueError, IndexError):
-            continue
-        op = fmt.opdef
         operand_names = [s.strip() for s in m.group(2).split(",")] if m.group(2).strip() else []
-        parts.operands = _assign(op.operands, operand_names, segments)
-        parts.types = _assign(op.operands, otypes, segments)
-        parts.types.update(_assign(op.results, rtypes, None))
-        body = fmt.print(parts)
+        end = _line_end(text, m.end())
+        key = (m.group(1), len(operand_names), text[m.end() : end])
+        template = _cached(_CUSTOM_TEMPLATES, key, lambda: _custom_template(fmt, len(operand_names), key[2]))
+        if template is not None:
+            out.append(text[last : m.start()])
+            out.append(template.format(*operand_names))
+            last = end
+            continue
+        custom = _custom_op(fmt, text, m.end(), operand_names)
+        if custom is None:
+            continue
         out.append(text[last : m.start()])
-        out.append(f"{op.full_name} {body}" if body else op.full_name)
-        last = end
+        out.append(custom[0])
+        last = custom[1]
     out.append(text[last:])
     result = "".join(out)
     if sharding_attr.INTERNAL_PREFIX in result:
@@ -382,6 +495,34 @@ def to_custom(text: str) -> str:
     if internal in result:
         result = result.replace(internal, PUBLIC_SHARDING_TYPE)
     return result
+
+
+_CUSTOM_TEMPLATES: dict = {}
+
+
+def _custom_template(fmt: CompiledFormat, n_operands: int, tail: str) -> str | None:
+    """The custom form of a generic op line with ``n_operands`` operands and ``tail``, as a format string."""
+    head = f'"{fmt.opdef.full_name}"({", ".join(_placeholders(n_operands))})'
+    generic = head + tail
+    custom = _custom_op(fmt, generic, len(head), _placeholders(n_operands))
+    if custom is None:
+        return None
+    text, end = custom
+    return _format_template(text + generic[end:])
+
+
+def _custom_op(fmt: CompiledFormat, text: str, pos: int, operand_names: list[str]) -> tuple[str, int] | None:
+    """The custom form of the generic op in ``text`` whose operand list ends before ``pos``, and its end."""
+    try:
+        parts, otypes, rtypes, segments, end = _read_generic(fmt, text, pos)
+    except (ParseError, ValueError, IndexError):
+        return None
+    op = fmt.opdef
+    parts.operands = _assign(op.operands, operand_names, segments)
+    parts.types = _assign(op.operands, otypes, segments)
+    parts.types.update(_assign(op.results, rtypes, None))
+    body = fmt.print(parts)
+    return (f"{op.full_name} {body}" if body else op.full_name), end
 
 
 def _public_sharding_attrs(text: str) -> str:

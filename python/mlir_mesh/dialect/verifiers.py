@@ -11,10 +11,11 @@ the ``mesh`` symbol naming a ``mesh.mesh``, and dynamic index lists whose
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterator
 
 from .._mlir import ir
 from .defs import OpDef
@@ -462,6 +463,8 @@ class _Plan:
     dynamic_lists: tuple
     rules: tuple
     has_mesh: bool
+    # what the memo key reads: every attribute the checks read
+    key_attributes: tuple = ()
 
 
 @functools.cache
@@ -474,7 +477,12 @@ def _plan(opdef: OpDef, fmt) -> _Plan:
     for spec in opdef.verify:
         name, *args = spec.split(":")
         rules.append((RULES[name], tuple(args)))
-    return _Plan(attributes, operand_checks, fmt.dynamic_index_lists, tuple(rules), "mesh" in opdef.attr_by_name)
+    key_attributes = tuple(a.name for a in opdef.attributes)
+    if opdef.variadic_operand_groups > 1:
+        key_attributes += ("operandSegmentSizes",)
+    return _Plan(
+        attributes, operand_checks, fmt.dynamic_index_lists, tuple(rules), "mesh" in opdef.attr_by_name, key_attributes
+    )
 
 
 def _check_structure(v: OpView, plan: _Plan) -> None:
@@ -546,10 +554,53 @@ def operand_group(op: ir.Operation, opdef: OpDef, name: str) -> list[ir.Value]:
     return operand_groups(op, opdef)[name]
 
 
+# ------------------------------------------------------------------ memo
+
+# While a module is only read (parsed, printed), ops that agree in everything
+# the checks read agree in their verdict: during such a window, verified
+# signatures are remembered and an op with a known-good signature passes
+# without running the checks again.  The signature is the op name, its
+# attributes (uniqued by MLIR), its operand and result types, its parent op
+# (so the same symbol table resolves its mesh) and, for ``mesh.shard``, the
+# split axes of the op defining its sharding (the only rule that reads
+# another op).  A rule that reads anything else must extend the signature.
+_MEMO: set | None = None
+
+
+@contextlib.contextmanager
+def memo() -> Iterator[None]:
+    """Remembers verified op signatures while the IR does not change (parse, print)."""
+    global _MEMO
+    outer = _MEMO
+    _MEMO = set()
+    try:
+        yield
+    finally:
+        _MEMO = outer
+
+
+def _signature(op: ir.Operation, opdef: OpDef, plan: _Plan) -> tuple:
+    attrs = op.attributes
+    values = tuple(attrs[n] if n in attrs else None for n in plan.key_attributes)
+    extra = None
+    if opdef.name == "shard":
+        owner = op.operands[1].owner
+        if isinstance(owner, ir.OpView) and owner.operation.name == "mesh.sharding":
+            extra = owner.operation.attributes["split_axes"]
+    return (
+        opdef.name, values, tuple(v.type for v in op.operands), tuple(r.type for r in op.results), op.parent, extra,
+    )
+
+
 def verify(op: ir.OpView, opdef: OpDef, fmt) -> bool:
     """Runs every check of ``op``; emits an error at its location and returns False on failure."""
-    v = OpView(op, opdef)
     plan = _plan(opdef, fmt)
+    signature = None
+    if _MEMO is not None:
+        signature = _signature(op.operation, opdef, plan)
+        if signature in _MEMO:
+            return True
+    v = OpView(op, opdef)
     try:
         _check_structure(v, plan)
         for rule_fn, args in plan.rules:
@@ -560,4 +611,6 @@ def verify(op: ir.OpView, opdef: OpDef, fmt) -> bool:
     except Exception as e:  # a bug in a rule: still a located error, never a crash
         op.location.emit_error(f"'{opdef.full_name}' op internal verifier error: {type(e).__name__}: {e}")
         return False
+    if signature is not None:
+        _MEMO.add(signature)
     return True
