@@ -170,3 +170,48 @@ def test_random_programs(ctx, seed):
     except AssertionError:
         print(text)
         raise
+
+
+CALLS = """
+mesh.mesh @mesh0(shape = 2)
+func.func private @layer(%x: tensor<4x8xf32> {mesh.sharding = #mesh.sharding<@mesh0, [[0]]>}, %w: tensor<8x8xf32>)
+    -> (tensor<4x8xf32> {mesh.sharding = #mesh.sharding<@mesh0, [[0]]>}) {
+  %y = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+func.func @main(%x: tensor<4x8xf32> {mesh.sharding = #mesh.sharding<@mesh0, [[], [0]]>}, %w: tensor<8x8xf32>)
+    -> (tensor<4x8xf32> {mesh.sharding = #mesh.sharding<@mesh0, [[0]]>}) {
+  %a = func.call @layer(%x, %w) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %b = func.call @layer(%a, %w) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  return %b : tensor<4x8xf32>
+}
+"""
+
+
+def test_calls_take_the_callee_shardings(ctx):
+    """A call passes its operands resharded to the callee's argument shardings, and gets local results."""
+    rng = np.random.default_rng(5)
+    inputs = [rng.standard_normal((4, 8)), rng.standard_normal((8, 8))]
+    text = check_equivalent(CALLS, "main", inputs)
+    assert "mesh.all_to_all %arg0 on @mesh0 mesh_axes = [0] split_axis = 0 concat_axis = 1" in text
+    assert text.count("call @layer(") == 2 and "-> tensor<2x8xf32>" in text
+
+
+@pytest.mark.parametrize("kind,init", [("add", "1.5"), ("maximum", "0.25"), ("multiply", "2.0")])
+def test_reduce_with_a_split_reduced_dimension_counts_its_init_once(ctx, kind, init):
+    """Only one device keeps stablehlo.reduce's init; the others start from the neutral element."""
+    text = f"""
+    mesh.mesh @mesh0(shape = 2)
+    func.func @f(%x: tensor<4x8xf32> {{mesh.sharding = #mesh.sharding<@mesh0, [[], [0]]>}})
+        -> (tensor<4xf32> {{mesh.sharding = #mesh.sharding<@mesh0, [[]]>}}) {{
+      %init = stablehlo.constant dense<{init}> : tensor<f32>
+      %r = stablehlo.reduce(%x init: %init) applies stablehlo.{kind} across dimensions = [1]
+          : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>
+      return %r : tensor<4xf32>
+    }}
+    """
+    x = np.random.default_rng(2).uniform(0.5, 1.5, (4, 8))
+    out = check_equivalent(text, "f", [x])
+    assert "mesh.all_reduce" in out
+    # max is idempotent: every device may keep the init; a sum or product must not count it twice
+    assert ("arith.select" in out) == (kind != "maximum")

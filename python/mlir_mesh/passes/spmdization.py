@@ -398,10 +398,8 @@ class FunctionSpmdizer:
                 result_shardings.append(None)
                 continue
             result_shardings.append(self.make(mesh_name, _split_of(amap, loops), partial, kind))
-        # operands: what the loop split asks of each.  The init of a destination-style op is
-        # combined into the result once per device, so it takes the result's partial axes too:
-        # one device keeps it, the others start from the neutral element.
-        first_init = len(operands) - len(results) if name.startswith("linalg.") else len(operands)
+        # operands: what the loop split asks of each; inits take the result's partial axes
+        first_init = _first_init(name, len(operands), len(results))
         new_operands = []
         for i, v in enumerate(operands):
             local, s = current[i]
@@ -507,6 +505,20 @@ def _splat_at(op, t):
 def _split_of(amap, loops) -> tuple:
     """The split axes of a tensor indexed by ``amap`` (dim -> loop) when ``loops`` are split."""
     return tuple(loops.get(l, ()) if l is not None else () for l in amap)
+
+
+def _first_init(name: str, n_operands: int, n_results: int) -> int:
+    """Where the operands that initialise the results start (linalg's ``outs``, stablehlo.reduce's inits).
+
+    Such an init is combined into the result on every device, so under a
+    split reduction it is made partial like the result: one device keeps it,
+    the others start from the neutral element.
+    """
+    if name.startswith("linalg."):
+        return n_operands - n_results
+    if name == "stablehlo.reduce":
+        return n_operands // 2
+    return n_operands
 
 
 # ops with regions whose body is not fixed by their name, so not by (name, types, attributes)
