@@ -21,9 +21,8 @@ func.func @mlp(%x: tensor<2x4x16xf32> {mesh.sharding = #mesh.sharding<@mesh, [[]
   %h_s = mesh.shard %h_p to %f_yzx annotate_for_users : tensor<2x4x32xf32>
   %zero = stablehlo.constant dense<0.000000e+00> : tensor<2x4x32xf32>
   %r = stablehlo.maximum %h_s, %zero : tensor<2x4x32xf32>
-  %r_s = mesh.shard %r to %f_yzx : tensor<2x4x32xf32>
   // W_out contracts F, split over yz: a partial sum over yz, scattered over yz
-  %y = stablehlo.dot_general %r_s, %w_out, contracting_dims = [2] x [0] : (tensor<2x4x32xf32>, tensor<32x16xf32>) -> tensor<2x4x16xf32>
+  %y = stablehlo.dot_general %r, %w_out, contracting_dims = [2] x [0] : (tensor<2x4x32xf32>, tensor<32x16xf32>) -> tensor<2x4x16xf32>
   %partial_yz = mesh.sharding @mesh split_axes = [[], [], [0]] partial = sum[1, 2] : !mesh.sharding
   %y_p = mesh.shard %y to %partial_yz : tensor<2x4x16xf32>
   return %y_p : tensor<2x4x16xf32>
