@@ -43,6 +43,7 @@ from __future__ import annotations
 
 from .._mlir import ir, rewrite
 from ..dialect.kinds import KINDS
+from ..dialect.ops import AllGatherOp, AllReduceOp, AllSliceOp, ReduceScatterOp
 from ..irutil import attributes, defining_op, only_user, rebuild
 from ..rules import PARALLEL, get_rule
 from ..sharding import Mesh, Sharding, argument_sharding
@@ -103,28 +104,20 @@ def _replace(rewriter, op, value) -> None:
 
 
 def _all_reduce(x, mesh, axes, kind, result_type, loc, ip):
-    from ..dialect.ops import AllReduceOp
-
     return AllReduceOp(x, mesh=mesh, mesh_axes=tuple(axes), reduction=kind, result_type=result_type, loc=loc, ip=ip).result
 
 
 def _reduce_scatter(x, mesh, axes, dim, kind, result_type, loc, ip):
-    from ..dialect.ops import ReduceScatterOp
-
     return ReduceScatterOp(
         x, mesh=mesh, mesh_axes=tuple(axes), scatter_axis=dim, reduction=kind, result_type=result_type, loc=loc, ip=ip
     ).result
 
 
 def _all_gather(x, mesh, axes, dim, result_type, loc, ip):
-    from ..dialect.ops import AllGatherOp
-
     return AllGatherOp(x, mesh=mesh, mesh_axes=tuple(axes), gather_axis=dim, result_type=result_type, loc=loc, ip=ip).result
 
 
 def _all_slice(x, mesh, axes, dim, result_type, loc, ip):
-    from ..dialect.ops import AllSliceOp
-
     return AllSliceOp(x, mesh=mesh, mesh_axes=tuple(axes), slice_axis=dim, result_type=result_type, loc=loc, ip=ip).result
 
 
