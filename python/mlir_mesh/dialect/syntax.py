@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from .defs import OpDef, mesh_defs
 from .format import CompiledFormat, OpParts
+from .hitrate import HitRate
 from .kinds import KINDS
 from . import sharding_attr
 from .lexer import Cursor, ParseError, balanced_end, split_top_level
@@ -286,13 +287,16 @@ def _line_end(text: str, pos: int) -> int:
     return len(text) if eol < 0 else eol
 
 
-def _cached(cache: dict, key, make):
+def _cached(cache: dict, key, make, rate: HitRate):
     """``cache[key]``, made by ``make()`` the first time (the cache is bounded)."""
     template = cache.get(key, cache)
     if template is cache:
+        rate.misses += 1
         if len(cache) >= _TEMPLATE_LIMIT:
             cache.clear()
         template = cache[key] = make()
+    else:
+        rate.hits += 1
     return template
 
 
@@ -315,7 +319,7 @@ def _placeholders(n: int) -> list[str]:
 _GENERIC_TEMPLATES: dict = {}
 
 
-def _from_template(fmt: CompiledFormat, name: str, text: str, pos: int) -> tuple[str, int] | None:
+def _from_template(fmt: CompiledFormat, name: str, text: str, pos: int, rate: HitRate) -> tuple[str, int] | None:
     """The generic form of the op whose body starts at ``pos`` and the end of its line, or None."""
     end = _line_end(text, pos)
     pieces = _SSA_NAME.split(text[pos:end])
@@ -329,7 +333,7 @@ def _from_template(fmt: CompiledFormat, name: str, text: str, pos: int) -> tuple
             return None
         return _format_template(GenericWriter(fmt.opdef, 0).write(fast[0], 0) + body[fast[1]:])
 
-    template = _cached(_GENERIC_TEMPLATES, key, make)
+    template = _cached(_GENERIC_TEMPLATES, key, make, rate)
     if template is None:
         return None
     return template.format(*pieces[1::2]), end
@@ -347,6 +351,7 @@ def to_generic(text: str) -> tuple[str, SourceMap]:
     last = 0
     formats = compiled_formats()
     internal_type = _internal_sharding_type()
+    rate = HitRate()
     for kind, m in _starts(text):
         if m.start(kind) < last:
             continue  # inside an op already rewritten
@@ -362,7 +367,7 @@ def to_generic(text: str) -> tuple[str, SourceMap]:
             start = m.start("name")
             name = m.group("name")[5:]
             fmt = formats[name]
-            templated = _from_template(fmt, name, text, m.end("name"))
+            templated = _from_template(fmt, name, text, m.end("name"), rate) if rate.worth_it else None
             if templated is not None:
                 replacement, end = templated
                 anchors = name  # made on demand by the source map
@@ -468,6 +473,7 @@ def to_custom(text: str) -> str:
     """
     formats = compiled_formats()
     out, last = [], 0
+    rate = HitRate()
     for m in _GENERIC_OP.finditer(text):
         fmt = formats.get(m.group(1))
         if fmt is None or m.start() < last:
@@ -475,7 +481,9 @@ def to_custom(text: str) -> str:
         operand_names = [s.strip() for s in m.group(2).split(",")] if m.group(2).strip() else []
         end = _line_end(text, m.end())
         key = (m.group(1), len(operand_names), text[m.end() : end])
-        template = _cached(_CUSTOM_TEMPLATES, key, lambda: _custom_template(fmt, len(operand_names), key[2]))
+        template = None
+        if rate.worth_it:
+            template = _cached(_CUSTOM_TEMPLATES, key, lambda: _custom_template(fmt, len(operand_names), key[2]), rate)
         if template is not None:
             out.append(text[last : m.start()])
             out.append(template.format(*operand_names))

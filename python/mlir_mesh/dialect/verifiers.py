@@ -19,6 +19,7 @@ from typing import Callable, Iterator
 
 from .._mlir import ir
 from .defs import OpDef
+from .hitrate import HitRate
 from .kinds import DYNAMIC, KINDS, OPEN_AXIS, REDUCTION_KINDS
 
 
@@ -564,7 +565,15 @@ def operand_group(op: ir.Operation, opdef: OpDef, name: str) -> list[ir.Value]:
 # (so the same symbol table resolves its mesh) and, for ``mesh.shard``, the
 # split axes of the op defining its sharding (the only rule that reads
 # another op).  A rule that reads anything else must extend the signature.
-_MEMO: set | None = None
+class _Memo:
+    """The verified signatures of one window, and whether they still pay for themselves."""
+
+    def __init__(self):
+        self.verified: set = set()
+        self.rate = HitRate()
+
+
+_MEMO: _Memo | None = None
 
 
 @contextlib.contextmanager
@@ -572,7 +581,7 @@ def memo() -> Iterator[None]:
     """Remembers verified op signatures while the IR does not change (parse, print)."""
     global _MEMO
     outer = _MEMO
-    _MEMO = set()
+    _MEMO = _Memo()
     try:
         yield
     finally:
@@ -596,10 +605,13 @@ def verify(op: ir.OpView, opdef: OpDef, fmt) -> bool:
     """Runs every check of ``op``; emits an error at its location and returns False on failure."""
     plan = _plan(opdef, fmt)
     signature = None
-    if _MEMO is not None:
+    memo_ = _MEMO
+    if memo_ is not None and memo_.rate.worth_it:
         signature = _signature(op.operation, opdef, plan)
-        if signature in _MEMO:
+        if signature in memo_.verified:
+            memo_.rate.hits += 1
             return True
+        memo_.rate.misses += 1
     v = OpView(op, opdef)
     try:
         _check_structure(v, plan)
@@ -612,5 +624,5 @@ def verify(op: ir.OpView, opdef: OpDef, fmt) -> bool:
         op.location.emit_error(f"'{opdef.full_name}' op internal verifier error: {type(e).__name__}: {e}")
         return False
     if signature is not None:
-        _MEMO.add(signature)
+        memo_.verified.add(signature)
     return True
