@@ -70,8 +70,7 @@ class OpView:
     def mesh_shape(self) -> tuple[int | None, ...] | None:
         """The shape of the op's mesh (None entries are dynamic), or None if unknown."""
         if self._mesh_shape is False:
-            mesh = lookup_mesh(self.op.operation, self.attr("mesh"))
-            self._mesh_shape = None if mesh is None else mesh_shape_of(mesh)
+            self._mesh_shape = _mesh_shape(self.op.operation, self.attr("mesh"))
         return self._mesh_shape
 
     def group_size(self, axes) -> int | None:
@@ -90,9 +89,7 @@ class OpView:
 
 def lookup_mesh(op: ir.Operation, name: str) -> ir.Operation | None:
     """The ``mesh.mesh`` op called ``name`` in the nearest enclosing module."""
-    parent = op.parent
-    while parent is not None and parent.name != "builtin.module":
-        parent = parent.parent
+    parent = _enclosing_module(op)
     if parent is None:
         return None
     for candidate in parent.regions[0].blocks[0].operations:
@@ -102,6 +99,27 @@ def lookup_mesh(op: ir.Operation, name: str) -> ir.Operation | None:
             if "sym_name" in attrs and ir.StringAttr(attrs["sym_name"]).value == name:
                 return candidate
     return None
+
+
+def _enclosing_module(op: ir.Operation) -> ir.Operation | None:
+    parent = op.parent
+    while parent is not None and parent.name != "builtin.module":
+        parent = parent.parent
+    return parent
+
+
+def _mesh_shape(op: ir.Operation, name: str) -> tuple[int | None, ...] | None:
+    """The shape of mesh ``@name`` seen from ``op`` (remembered per module inside a memo window)."""
+    if _MEMO is None:
+        mesh = lookup_mesh(op, name)
+        return None if mesh is None else mesh_shape_of(mesh)
+    module = _enclosing_module(op)
+    key = (module, name)
+    shape = _MEMO.meshes.get(key, _MEMO)
+    if shape is _MEMO:
+        mesh = lookup_mesh(op, name)
+        shape = _MEMO.meshes[key] = None if mesh is None else mesh_shape_of(mesh)
+    return shape
 
 
 def mesh_shape_of(mesh: ir.Operation) -> tuple[int | None, ...]:
@@ -486,30 +504,46 @@ def _plan(opdef: OpDef, fmt) -> _Plan:
     )
 
 
+_BAD = object()  # an attribute that is not of its kind
+
+
+def _attr_value(a, kind, cls, attr):
+    """The Python value of attribute ``attr`` declared as ``a``, or _BAD if it is not of its kind."""
+    if cls is not None:
+        if not isinstance(attr, cls):
+            return _BAD
+        if a.kind in ("index", "i64"):
+            t = attr.type
+            if not (isinstance(t, ir.IndexType) if a.kind == "index" else _is_i64(t)):
+                return _BAD
+    try:
+        return kind.value_of(attr)
+    except (ValueError, TypeError):
+        return _BAD
+
+
 def _check_structure(v: OpView, plan: _Plan) -> None:
     attrs = v._attrs
+    # inside a memo window, attribute values are remembered by attribute (MLIR uniques them)
+    known = _MEMO.attr_values if _MEMO is not None else None
     for a, kind, cls in plan.attributes:
         if a.name not in attrs:
             if not a.optional:
                 raise VerifyError(f"requires attribute '{a.name}'")
             continue
         attr = attrs[a.name]
-        ok = True
-        if cls is not None:
-            ok = isinstance(attr, cls)
-            if ok and a.kind in ("index", "i64"):
-                t = attr.type
-                ok = isinstance(t, ir.IndexType) if a.kind == "index" else _is_i64(t)
-        if ok and a.kind not in ("symbol", "sym_name", "unit", "index", "i64"):
-            try:
-                value = v.attr(a.name)
-            except (ValueError, TypeError):
-                ok = False
-            else:
-                if a.kind in ("reduction", "partial_kind") and value not in REDUCTION_KINDS:
-                    raise VerifyError(f"attribute '{a.name}' has unknown reduction kind '{value}'")
-        if not ok:
+        if known is None:
+            value = _attr_value(a, kind, cls, attr)
+        else:
+            key = (a.kind, attr)
+            value = known.get(key, known)
+            if value is known:
+                value = known[key] = _attr_value(a, kind, cls, attr)
+        if value is _BAD:
             raise VerifyError(f"attribute '{a.name}' is not a valid {a.kind.replace('_', ' ')} attribute: {attr}")
+        if a.kind in ("reduction", "partial_kind") and value not in REDUCTION_KINDS:
+            raise VerifyError(f"attribute '{a.name}' has unknown reduction kind '{value}'")
+        v._values[a.name] = value
     for name, kind in plan.operand_checks:
         for val in v.group(name):
             if kind == "i64":
@@ -571,6 +605,8 @@ class _Memo:
     def __init__(self):
         self.verified: set = set()
         self.rate = HitRate()
+        self.attr_values: dict = {}  # (kind, attribute) -> Python value or _BAD
+        self.meshes: dict = {}  # (module op, mesh name) -> mesh shape or None
 
 
 _MEMO: _Memo | None = None
