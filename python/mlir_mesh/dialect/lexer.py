@@ -7,6 +7,7 @@ them after the custom syntax has been turned into the generic form.
 
 from __future__ import annotations
 
+import functools
 import re
 
 
@@ -245,6 +246,16 @@ def _closed(piece: str) -> bool:
 
 def split_top_level(text: str, sep: str = ",") -> list[str]:
     """Splits ``text`` at ``sep`` outside brackets and strings; parts are stripped."""
+    return list(_split_top_level(text, sep))
+
+
+@functools.lru_cache(maxsize=4096)
+def _split_top_level(text: str, sep: str) -> tuple[str, ...]:
+    """split_top_level, remembered: attribute dicts and type lists repeat across ops."""
+    return tuple(_split(text, sep))
+
+
+def _split(text: str, sep: str) -> list[str]:
     if sep not in text:
         return [text.strip()] if text.strip() else []
     if '"' not in text:
