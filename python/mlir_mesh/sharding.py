@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Sequence
 
 from ._mlir import ir
-from .dialect.kinds import KINDS, OPEN_AXIS
+from .dialect.kinds import KINDS, OPEN_AXIS, attr_value
 from .dialect.sharding_attr import ShardingSpec
 from .dialect.verifiers import lookup_mesh
 
@@ -350,18 +350,13 @@ class Sharding:
         op = op.operation if hasattr(op, "operation") else op
         if op.name != "mesh.sharding":
             raise ValueError(f"expected a mesh.sharding op, got {op.name}")
-        attrs = op.attributes
-
-        def get(name, kind):
-            return KINDS[kind].value_of(attrs[name]) if name in attrs else KINDS[kind].default
-
         return cls(
-            get("mesh", "symbol"),
-            get("split_axes", "axis_array"),
-            get("partial_axes", "axes"),
-            get("partial_type", "partial_kind"),
-            get("static_halo_sizes", "i64_array"),
-            get("static_sharded_dims_offsets", "i64_array"),
+            attr_value(op, "mesh", "symbol"),
+            attr_value(op, "split_axes", "axis_array"),
+            attr_value(op, "partial_axes", "axes"),
+            attr_value(op, "partial_type", "partial_kind"),
+            attr_value(op, "static_halo_sizes", "i64_array"),
+            attr_value(op, "static_sharded_dims_offsets", "i64_array"),
         )
 
     @classmethod

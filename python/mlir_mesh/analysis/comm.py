@@ -34,7 +34,7 @@ import math
 from dataclasses import asdict, dataclass, field
 
 from .._mlir import ir
-from ..dialect.kinds import KINDS
+from ..dialect.kinds import attr_value
 from ..irutil import walk
 from ..sharding import Mesh
 
@@ -136,7 +136,7 @@ def collective_bytes(op, mesh: Mesh) -> tuple[float | None, float | None, int | 
     name = op.name
     if name in _QUERIES:
         return 0.0, 0.0, None
-    axes = _get(op, "mesh_axes", "axes") if "mesh_axes" in op.attributes else ()
+    axes = attr_value(op, "mesh_axes", "axes")
     n = mesh.group_size(axes)
     if name == "mesh.update_halo":
         return (*_halo_bytes(op), n)
@@ -169,8 +169,8 @@ def _halo_bytes(op) -> tuple[float | None, float | None]:
     """The halo slabs one device receives (and sends) in an update_halo."""
     t = op.results[0].type
     shape = ir.RankedTensorType(t).shape
-    halos = _get(op, "static_destination_halo_sizes", "i64_array") if "static_destination_halo_sizes" in op.attributes else ()
-    split = _get(op, "split_axes", "axis_array")
+    halos = attr_value(op, "static_destination_halo_sizes", "i64_array")
+    split = attr_value(op, "split_axes", "axis_array")
     if any(h is None for h in halos) or any(ir.ShapedType.is_dynamic_size(d) for d in shape):
         return None, None
     total = 0
@@ -183,10 +183,6 @@ def _halo_bytes(op) -> tuple[float | None, float | None]:
         total += (lo + hi) * others
     total *= element_bytes(t)
     return float(total), float(total)
-
-
-def _get(op, name: str, kind: str):
-    return KINDS[kind].value_of(op.attributes[name])
 
 
 def comm_report(module, remap=None) -> CommReport:
@@ -206,12 +202,12 @@ def comm_report(module, remap=None) -> CommReport:
         for op in walk(func):
             if not op.name.startswith("mesh.") or op.name in _QUERIES or "mesh" not in op.attributes:
                 continue
-            mesh_name = _get(op, "mesh", "symbol")
+            mesh_name = attr_value(op, "mesh", "symbol")
             mesh = meshes.get(mesh_name)
             if mesh is None:
                 continue
             sent, received, n = collective_bytes(op, mesh)
-            axes = _get(op, "mesh_axes", "axes") if "mesh_axes" in op.attributes else ()
+            axes = attr_value(op, "mesh_axes", "axes")
             report.rows.append(CommRow(fname, location_text(op, remap), op.name.split(".", 1)[1], mesh_name, tuple(axes), n,
                                        sent, received))
     return report

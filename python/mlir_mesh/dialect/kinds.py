@@ -424,3 +424,9 @@ KINDS: dict[str, Kind] = {
         UnitKind(),
     )
 }
+
+
+def attr_value(op, name: str, kind: str):
+    """Attribute ``name`` of ``op`` as a Python value of ``kind``, or the kind's default when absent."""
+    attrs = op.attributes
+    return KINDS[kind].value_of(attrs[name]) if name in attrs else KINDS[kind].default

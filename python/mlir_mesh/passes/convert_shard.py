@@ -40,7 +40,7 @@ from .._mlir import ir
 from ..diagnostics import emit
 from ..irutil import walk
 from ..dialect.defs import mesh_defs
-from ..dialect.kinds import KINDS
+from ..dialect.kinds import KINDS, attr_value
 from . import PassFailure, register
 
 OP_NAMES = {"mesh.mesh": "shard.grid", "mesh.mesh_shape": "shard.grid_shape"}
@@ -71,10 +71,13 @@ def _attr_name(op_name: str, name: str) -> str:
     return _ATTR_NAMES.get(name, name)
 
 
+_MESH_ATTR_NAMES = {v: k for k, v in _ATTR_NAMES.items()}
+
+
 def _mesh_attr_name(op_name: str, name: str) -> str:
     if op_name in _SCATTER_OPS and name == "scatter_dim":
         return "scatter_axis"
-    return {v: k for k, v in _ATTR_NAMES.items()}.get(name, name)
+    return _MESH_ATTR_NAMES.get(name, name)
 
 
 # ------------------------------------------------------------------ attribute values
@@ -118,9 +121,9 @@ def _mesh_problem(op) -> str | None:
     name = op.name
     if name in NO_SHARD_COUNTERPART:
         return f"'{name}' has no counterpart in the shard dialect: {NO_SHARD_COUNTERPART[name]}"
-    if name == "mesh.sharding" and "partial_axes" in op.attributes and KINDS["axes"].value_of(op.attributes["partial_axes"]):
+    if name == "mesh.sharding" and attr_value(op, "partial_axes", "axes"):
         return "a sharding with partial axes has no counterpart in the shard dialect (upstream removed them)"
-    if name == "mesh.sharding" and any(a < 0 for g in KINDS["axis_array"].value_of(op.attributes["split_axes"]) for a in g):
+    if name == "mesh.sharding" and any(a < 0 for g in attr_value(op, "split_axes", "axis_array") for a in g):
         return "a sharding with open dimensions (spec 002's '?') has no counterpart in the shard dialect"
     if name == "mesh.update_halo" and not _in_place_halo(op):
         return "an update_halo whose source is not its destination has no counterpart in the shard dialect"

@@ -42,7 +42,7 @@ other user, so no pattern ever adds communication.
 from __future__ import annotations
 
 from .._mlir import ir, rewrite
-from ..dialect.kinds import KINDS
+from ..dialect.kinds import KINDS, attr_value
 from ..dialect.ops import AllGatherOp, AllReduceOp, AllSliceOp, ReduceScatterOp
 from ..irutil import attributes, defining_op, only_user, rebuild
 from ..rules import PARALLEL, get_rule
@@ -66,18 +66,13 @@ _CONSTANTS = ("arith.constant", "stablehlo.constant", "tosa.const")
 _AXES = KINDS["axes"]
 
 
-def _get(op, name: str, kind: str):
-    attrs = op.attributes
-    return KINDS[kind].value_of(attrs[name]) if name in attrs else KINDS[kind].default
-
-
 def _group(op) -> tuple:
     """(mesh, mesh_axes) of a collective."""
-    return _get(op, "mesh", "symbol"), _get(op, "mesh_axes", "axes")
+    return attr_value(op, "mesh", "symbol"), attr_value(op, "mesh_axes", "axes")
 
 
 def _reduction(op) -> str:
-    return _get(op, "reduction", "reduction")
+    return attr_value(op, "reduction", "reduction")
 
 
 def _shape(t) -> list[int]:
@@ -154,7 +149,7 @@ def _reassociate(collective: str):
             return True
         if a.operands[0].type != b.operands[0].type or not _same_element_type(a) or not _same_element_type(b):
             return True
-        if collective == "mesh.reduce_scatter" and _get(a, "scatter_axis", "index") != _get(b, "scatter_axis", "index"):
+        if collective == "mesh.reduce_scatter" and attr_value(a, "scatter_axis", "index") != attr_value(b, "scatter_axis", "index"):
             return True
         if len(op.results) != 1:
             return True
@@ -172,7 +167,7 @@ def _reassociate(collective: str):
         if collective == "mesh.all_reduce":
             value = _all_reduce(combined, mesh, axes, kind, op.results[0].type, op.location, rewriter.ip)
         else:
-            dim = _get(a, "scatter_axis", "index")
+            dim = attr_value(a, "scatter_axis", "index")
             value = _reduce_scatter(combined, mesh, axes, dim, kind, op.results[0].type, op.location, rewriter.ip)
         _replace(rewriter, op, value)
         return False
@@ -208,7 +203,7 @@ def move_all_gather_down(op, rewriter):
     if user.name.startswith(("mesh.", "func.")) or not _is_elementwise(user):
         return True
     mesh, axes = _group(op)
-    dim = _get(op, "gather_axis", "index")
+    dim = attr_value(op, "gather_axis", "index")
     local_size = _shape(op.operands[0].type)[dim]
     # first decide how each operand becomes its local block; build nothing unless all can
     plan = []
@@ -220,7 +215,7 @@ def move_all_gather_down(op, rewriter):
         if (
             gather is not None
             and _group(gather) == (mesh, axes)
-            and _get(gather, "gather_axis", "index") == dim
+            and attr_value(gather, "gather_axis", "index") == dim
             and gather.operands[0].type == op.operands[0].type
             and only_user(gather.results[0]) is not None
         ):
@@ -281,7 +276,7 @@ def slice_of_all_reduce(op, rewriter):
     rest = tuple(a for a in reduced if a not in axes)
     if rest:
         x = _all_reduce(x, mesh, rest, kind, x.type, reduce.location, rewriter.ip)
-    dim = _get(op, "slice_axis", "index")
+    dim = attr_value(op, "slice_axis", "index")
     _replace(rewriter, op, _reduce_scatter(x, mesh, axes, dim, kind, op.results[0].type, op.location, rewriter.ip))
     return False
 
@@ -293,7 +288,7 @@ def _cancel(inner_name: str, inner_axis: str, outer_axis: str, needs_replicated:
         inner = defining_op(op.operands[0], inner_name)
         if inner is None or _group(inner) != _group(op):
             return True
-        if _get(inner, inner_axis, "index") != _get(op, outer_axis, "index"):
+        if attr_value(inner, inner_axis, "index") != attr_value(op, outer_axis, "index"):
             return True
         x = inner.operands[0]
         if x.type != op.results[0].type:

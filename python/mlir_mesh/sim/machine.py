@@ -21,7 +21,7 @@ from typing import Sequence
 import numpy as np
 
 from .._mlir import ir
-from ..dialect.kinds import KINDS
+from ..dialect.kinds import attr_value
 from ..irutil import walk
 from ..sharding import Mesh, Sharding, argument_sharding, result_sharding
 from . import collectives as cc
@@ -38,11 +38,6 @@ def _func(module, name: str):
         if op.operation.name == "func.func" and ir.StringAttr(op.operation.attributes["sym_name"]).value == name:
             return op
     raise ValueError(f"no function @{name} in the module")
-
-
-def _attr(op, name, kind):
-    attrs = op.attributes
-    return KINDS[kind].value_of(attrs[name]) if name in attrs else KINDS[kind].default
 
 
 class Machine:
@@ -104,7 +99,7 @@ class Machine:
     def _need_mesh(self, op) -> Mesh:
         if self.mesh is None:
             raise SimulationError(op, f"'{op.name}' is a per-device op: run the partitioned program (simulate_spmd)")
-        name = _attr(op, "mesh", "symbol")
+        name = attr_value(op, "mesh", "symbol")
         if name != self.mesh.name:
             raise SimulationError(op, f"'{op.name}' is on @{name}, the simulation runs on @{self.mesh.name}")
         return self.mesh
@@ -116,31 +111,31 @@ class Machine:
         if kind in ("shard", "sharding_group"):
             return [args[0]] if op.results else []
         mesh = self._need_mesh(op)
-        axes = _attr(op, "axes" if kind in ("process_multi_index", "mesh_shape") else "mesh_axes", "axes")
+        axes = attr_value(op, "axes" if kind in ("process_multi_index", "mesh_shape") else "mesh_axes", "axes")
         state = args[0] if args else None
         if kind == "all_gather":
-            return [cc.all_gather(state, mesh, axes, _attr(op, "gather_axis", "index"))]
+            return [cc.all_gather(state, mesh, axes, attr_value(op, "gather_axis", "index"))]
         if kind == "all_reduce":
-            return [_retype(cc.all_reduce(state, mesh, axes, _attr(op, "reduction", "reduction")), op)]
+            return [_retype(cc.all_reduce(state, mesh, axes, attr_value(op, "reduction", "reduction")), op)]
         if kind == "all_slice":
-            return [cc.all_slice(state, mesh, axes, _attr(op, "slice_axis", "index"))]
+            return [cc.all_slice(state, mesh, axes, attr_value(op, "slice_axis", "index"))]
         if kind == "all_to_all":
-            return [cc.all_to_all(state, mesh, axes, _attr(op, "split_axis", "index"), _attr(op, "concat_axis", "index"))]
+            return [cc.all_to_all(state, mesh, axes, attr_value(op, "split_axis", "index"), attr_value(op, "concat_axis", "index"))]
         if kind == "reduce_scatter":
-            return [_retype(cc.reduce_scatter(state, mesh, axes, _attr(op, "scatter_axis", "index"),
-                                              _attr(op, "reduction", "reduction")), op)]
+            return [_retype(cc.reduce_scatter(state, mesh, axes, attr_value(op, "scatter_axis", "index"),
+                                              attr_value(op, "reduction", "reduction")), op)]
         if kind == "shift":
-            return [cc.shift(state, mesh, axes, _attr(op, "shift_axis", "index"), _attr(op, "offset", "i64"),
-                             _attr(op, "rotate", "unit"))]
+            return [cc.shift(state, mesh, axes, attr_value(op, "shift_axis", "index"), attr_value(op, "offset", "i64"),
+                             attr_value(op, "rotate", "unit"))]
         if kind in ("broadcast", "gather", "reduce", "scatter"):
             root = self._uniform_index(op, "root", args[1:])
             if kind == "broadcast":
                 return [cc.broadcast(state, mesh, axes, root)]
             if kind == "gather":
-                return [cc.gather(state, mesh, axes, _attr(op, "gather_axis", "index"), root)]
+                return [cc.gather(state, mesh, axes, attr_value(op, "gather_axis", "index"), root)]
             if kind == "reduce":
-                return [_retype(cc.reduce(state, mesh, axes, root, _attr(op, "reduction", "reduction")), op)]
-            return [cc.scatter(state, mesh, axes, _attr(op, "scatter_axis", "index"), root)]
+                return [_retype(cc.reduce(state, mesh, axes, root, attr_value(op, "reduction", "reduction")), op)]
+            return [cc.scatter(state, mesh, axes, attr_value(op, "scatter_axis", "index"), root)]
         if kind == "send":
             self._send(op, mesh, axes, state, args[1:])
             return [state]
@@ -163,7 +158,7 @@ class Machine:
     # ------------------------------------------------------------ helpers
 
     def _per_device_index(self, op, attr: str, dynamic: list[dict], device) -> tuple[int, ...]:
-        static = _attr(op, attr, "i64_array")
+        static = attr_value(op, attr, "i64_array")
         it = iter(dynamic)
         return tuple(int(next(it)[device]) if s is None else s for s in static)
 
@@ -195,7 +190,7 @@ class Machine:
         return out
 
     def _shard_shape(self, op, mesh, args):
-        shape = _attr(op, "shape", "i64_array")
+        shape = attr_value(op, "shape", "i64_array")
         out = []
         per_device = {}
         for d in self.devices:
@@ -208,7 +203,7 @@ class Machine:
 
     def _update_halo(self, op, mesh: Mesh, args):
         """Core from the source, halos from the neighbouring shards' cores along each split dimension."""
-        split = _attr(op, "split_axes", "axis_array")
+        split = attr_value(op, "split_axes", "axis_array")
         n_split = sum(1 for g in split if g)
         src_halos = self._halos(op, "source_halo_sizes", n_split)
         dst_halos = self._halos(op, "destination_halo_sizes", n_split)
@@ -256,7 +251,7 @@ class Machine:
         return out
 
     def _halos(self, op, name, n_split):
-        values = _attr(op, f"static_{name}", "i64_array")
+        values = attr_value(op, f"static_{name}", "i64_array")
         if any(v is None for v in values):
             raise SimulationError(op, "the simulator needs static halo sizes")
         return tuple(values) or (0,) * (2 * n_split)
@@ -341,7 +336,7 @@ def function_mesh(module, func: str) -> Mesh:
             names.add(s.mesh)
     for op in walk(f.operation):
         if op.name.startswith("mesh.") and "mesh" in op.attributes:
-            names.add(_attr(op, "mesh", "symbol"))
+            names.add(attr_value(op, "mesh", "symbol"))
     if len(names) != 1:
         raise ValueError(f"@{func} uses {len(names)} meshes ({', '.join(sorted(names)) or 'none'}); pass mesh=")
     mesh = Mesh.lookup(module, names.pop())
