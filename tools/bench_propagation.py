@@ -47,29 +47,50 @@ def generate(n_ops: int, dialect: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def time_ours(text: str, repeat: int) -> float:
+def best_ours(text: str, repeat: int, timed, before=None) -> float:
+    """Best time of ``timed(module)`` on a freshly parsed mesh module, after an untimed ``before``."""
     best = float("inf")
     for _ in range(repeat):
         ctx = mlir_mesh.Context()
         module = mlir_mesh.parse(text, ctx)
         with ctx, ir.Location.unknown():
+            if before is not None:
+                before(module)
             t0 = time.perf_counter()
-            propagate(module)
+            timed(module)
             best = min(best, time.perf_counter() - t0)
     return best
 
 
-def time_upstream(text: str, repeat: int) -> float:
+def best_upstream(text: str, repeat: int, timed: str, before: str | None = None) -> float | str:
+    """Best time of upstream pipeline ``timed`` on a freshly parsed shard module, after ``before``.
+
+    A failing pipeline gives "failed: <its first message>" instead of a time.
+    """
     best = float("inf")
     for _ in range(repeat):
         ctx = mlir_mesh.Context()
         with ctx:
             module = ir.Module.parse(text)
-            pm = passmanager.PassManager.parse("builtin.module(func.func(sharding-propagation))")
+            if before is not None:
+                passmanager.PassManager.parse(before).run(module.operation)
+            pm = passmanager.PassManager.parse(timed)
             t0 = time.perf_counter()
-            pm.run(module.operation)
+            try:
+                pm.run(module.operation)
+            except ir.MLIRError as e:
+                first = str(e).split("\n")[1].strip() if "\n" in str(e) else str(e)
+                return f"failed: {first}"
             best = min(best, time.perf_counter() - t0)
     return best
+
+
+def time_ours(text: str, repeat: int) -> float:
+    return best_ours(text, repeat, propagate)
+
+
+def time_upstream(text: str, repeat: int) -> float | str:
+    return best_upstream(text, repeat, "builtin.module(func.func(sharding-propagation))")
 
 
 def run_table(doc: str, generate, time_ours, time_upstream) -> None:

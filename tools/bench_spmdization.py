@@ -17,11 +17,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-import time
 
-import mlir_mesh
-from mlir_mesh import ir
-from mlir_mesh._mlir import passmanager
 from mlir_mesh.passes.propagation import propagate
 from mlir_mesh.passes.spmdization import spmdize
 
@@ -55,34 +51,13 @@ def generate(n_ops: int, dialect: str) -> str:
 
 
 def time_ours(text: str, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        ctx = mlir_mesh.Context()
-        module = mlir_mesh.parse(text, ctx)
-        with ctx, ir.Location.unknown():
-            propagate(module)
-            t0 = time.perf_counter()
-            spmdize(module)
-            best = min(best, time.perf_counter() - t0)
-    return best
+    return bench_propagation.best_ours(text, repeat, spmdize, before=propagate)
 
 
 def time_upstream(text: str, repeat: int) -> float | str:
-    best = float("inf")
-    for _ in range(repeat):
-        ctx = mlir_mesh.Context()
-        with ctx:
-            module = ir.Module.parse(text)
-            passmanager.PassManager.parse("builtin.module(func.func(sharding-propagation))").run(module.operation)
-            pm = passmanager.PassManager.parse("builtin.module(func.func(shard-partition))")
-            t0 = time.perf_counter()
-            try:
-                pm.run(module.operation)
-            except ir.MLIRError as e:  # upstream's partition rejects some propagated programs
-                first = str(e).split("\n")[1].strip() if "\n" in str(e) else str(e)
-                return f"failed: {first}"
-            best = min(best, time.perf_counter() - t0)
-    return best
+    return bench_propagation.best_upstream(
+        text, repeat, "builtin.module(func.func(shard-partition))", before="builtin.module(func.func(sharding-propagation))"
+    )
 
 
 def main() -> None:
