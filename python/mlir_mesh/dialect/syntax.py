@@ -479,16 +479,16 @@ def to_custom(text: str) -> str:
         if fmt is None or m.start() < last:
             continue
         operand_names = [s.strip() for s in m.group(2).split(",")] if m.group(2).strip() else []
-        end = _line_end(text, m.end())
-        key = (m.group(1), len(operand_names), text[m.end() : end])
-        template = None
         if rate.worth_it:
-            template = _cached(_CUSTOM_TEMPLATES, key, lambda: _custom_template(fmt, len(operand_names), key[2]), rate)
-        if template is not None:
-            out.append(text[last : m.start()])
-            out.append(template.format(*operand_names))
-            last = end
-            continue
+            end = _line_end(text, m.end())
+            tail = text[m.end() : end]
+            key = (m.group(1), len(operand_names), tail)
+            template = _cached(_CUSTOM_TEMPLATES, key, lambda: _custom_template(fmt, len(operand_names), tail), rate)
+            if template is not None:
+                out.append(text[last : m.start()])
+                out.append(template.format(*operand_names))
+                last = end
+                continue
         custom = _custom_op(fmt, text, m.end(), operand_names)
         if custom is None:
             continue

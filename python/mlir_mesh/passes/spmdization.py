@@ -33,8 +33,8 @@ from __future__ import annotations
 
 from .._mlir import ir
 from ..diagnostics import emit
-from ..irutil import attributes, rebuild
 from ..dialect.verifiers import shape_of_type
+from ..irutil import attributes, rebuild
 from ..reshard import ReshardBuilder, local_type
 from ..rules import REDUCTION, get_rule
 from ..sharding import (
@@ -151,8 +151,8 @@ class FunctionSpmdizer:
             s = Sharding.of_value(value)
             if s is not None:
                 s = s.closed()
-                if not s.halo_sizes and not s.sharded_dims_offsets:  # share the object make() gives
-                    s = self._made.setdefault((s.mesh, s.split_axes, s.partial_axes, s.partial_type), s)
+                if not s.halo_sizes and not s.sharded_dims_offsets:  # the object make() gives
+                    s = self.make(s.mesh, s.split_axes, s.partial_axes, s.partial_type)
             self._sharding_of[value] = s
             return s
 
